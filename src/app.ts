@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type Request } from 'express';
+import cookieParser from 'cookie-parser';
+import cors from 'cors';
+import helmet from 'helmet';
+import pinoHttp from 'pino-http';
+import type { AppContext } from './context';
+import { buildRouteHandlers, type RouteModule } from './http/define-routes';
+import { errorHandler, notFoundHandler } from './http/errors';
+import { buildOpenApi } from './http/openapi';
+import { createLimiters, type Limiters } from './http/rate-limits';
+import { SWAGGER_UI_DIR } from './modules/docs/docs.routes';
+import { modules as allModules } from './modules';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export interface BuiltApp {
+  app: Express;
+  limiters: Limiters;
+}
+
+function mount(router: express.Router, mod: RouteModule, ctx: AppContext, limiters: Limiters) {
+  for (const r of mod.routes) {
+    const path = (mod.prefix + (r.path === '/' ? '' : r.path)) || '/';
+    router[r.method](path, ...buildRouteHandlers(r, ctx, limiters));
+  }
+}
+
+/** The Express app for a context; no listen (tests drive it with supertest). */
+export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): Express {
+  const { config } = ctx;
+  const app = express();
+  app.disable('x-powered-by');
+  if (config.TRUST_PROXY !== undefined) {
+    const v = config.TRUST_PROXY;
+    app.set('trust proxy', /^\d+$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v);
+  }
+  app.use(
+    pinoHttp({
+      logger: ctx.log,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    }),
+  );
+  app.use(helmet());
+  app.use(cors({ origin: config.SITE_URL, credentials: true }));
+  app.use(cookieParser());
+  // The raw bytes are kept for signature checks (Stripe webhook).
+  app.use(
+    express.json({
+      limit: config.JSON_BODY_LIMIT,
+      verify: (req, _res, buf) => {
+        (req as Request & { rawBody?: Buffer }).rawBody = buf;
+      },
+    }),
+  );
+  app.use(express.urlencoded({ extended: false, limit: config.JSON_BODY_LIMIT }));
+
+  const limiters = createLimiters(config, ctx.redis, ctx.credentials);
+
+  const root = express.Router();
+  const api = express.Router();
+  api.use(limiters.global);
+  for (const mod of modules) mount(mod.root ? root : api, mod, ctx, limiters);
+
+  let openapi: Record<string, unknown> | null = null;
+  api.get('/openapi.json', (_req, res) => {
+    openapi ??= buildOpenApi(modules, config.BASE_URL);
+    res.json(openapi);
+  });
+  api.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false }));
+  api.use(notFoundHandler);
+
+  app.use(root);
+  app.use('/api/v1', api);
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

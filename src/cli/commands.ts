@@ -1,0 +1,23 @@
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import { setFlag } from '../http/flags';
+
+export class CliError extends Error {}
+
+export interface Command {
+  usage: string;
+  run(db: Db, args: string[], config: Config): Promise<string>;
+}
+
+/** Operator commands. Each returns the one line to print; throw CliError for a usage problem. */
+export const commands: Record<string, Command> = {
+  'set-flag': {
+    usage: '<features.key> on|off',
+    async run(db, [key, value]) {
+      if (!key || !/^features\.[a-z0-9_]+$/.test(key)) throw new CliError('set-flag: key must look like features.some_flag');
+      if (value !== 'on' && value !== 'off') throw new CliError('set-flag: value must be on or off');
+      await setFlag(db, key, value === 'on');
+      return `${key} is now ${value}`;
+    },
+  },
+};

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+// Every variable of decisions.md, plus a few operational knobs (documented in README/.env.example).
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const url = z.url();
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: url.optional(),
+  SITE_URL: url.default('http://localhost:5173'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  TRUST_PROXY: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
+  RUN_JOBS: bool.default(true),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  IDP: z.enum(['local', 'cognito']).default('local'),
+  COGNITO_REGION: z.string().optional(),
+  COGNITO_USER_POOL_ID: z.string().optional(),
+  COGNITO_CLIENT_ID: z.string().optional(),
+  COGNITO_CLIENT_SECRET: z.string().optional(),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_/, 'must start with sk_ or rk_').optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_/, 'must start with whsec_').optional(),
+  STRIPE_API_URL: url.optional(),
+  CAPTCHA_SECRET: z.string().min(1).optional(),
+  CAPTCHA_VERIFY_URL: url.default('https://www.google.com/recaptcha/api/siteverify'),
+  OAUTH_PROVIDER_A_ISSUER: url.optional(),
+  OAUTH_PROVIDER_A_CLIENT_ID: z.string().min(1).optional(),
+  OAUTH_PROVIDER_A_CLIENT_SECRET: z.string().min(1).optional(),
+  OAUTH_PROVIDER_B_ISSUER: url.optional(),
+  OAUTH_PROVIDER_B_CLIENT_ID: z.string().min(1).optional(),
+  OAUTH_PROVIDER_B_CLIENT_SECRET: z.string().min(1).optional(),
+  CARD_SHARE_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+});
+
+export type Config = z.infer<typeof schema> & { PUBLIC_URL: string; BASE_URL: string };
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws ConfigError whose message is one line naming the variable. */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings in .env files mean "unset".
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`Invalid configuration: ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const c = parsed.data;
+  const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
+  return { ...c, SITE_URL: c.SITE_URL.replace(/\/+$/, ''), PUBLIC_URL: publicUrl, BASE_URL: `${publicUrl}/api/v1` };
+}
+
+/** For process entry points: a bad value stops the process with one line. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

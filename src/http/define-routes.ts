@@ -1,0 +1,113 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { z, type ZodType } from 'zod';
+import type { AppContext } from '../context';
+import type { Actor } from './actor';
+import { enforceAuth, type AuthRule } from './auth-rules';
+import { actorOf } from './credentials';
+import { ApiError, validationError } from './errors';
+import type { LimiterName, Limiters } from './rate-limits';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface HandlerArgs<P, Q, B> {
+  req: Request;
+  res: Response;
+  ctx: AppContext;
+  db: AppContext['db'];
+  actor: Actor | null;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** A limiter by name, or applied only when `when` says so (e.g. the GIF bucket for comments with a gif). */
+export type LimiterRef = LimiterName | { name: LimiterName; when: (req: Request) => boolean };
+
+export interface RouteDef<P = any, Q = any, B = any> {
+  method: Method;
+  /** Express path relative to the module prefix, e.g. '/:id'. */
+  path: string;
+  summary?: string;
+  description?: string;
+  auth: AuthRule;
+  limiters?: LimiterRef[];
+  /** Feature flag; when off the route answers 403 with `feature_key`. */
+  flag?: string;
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  /** Response schema for the OpenAPI description. */
+  response?: ZodType;
+  /** Non-JSON response media type for the OpenAPI description (e.g. image/png, text/html). */
+  produces?: string;
+  status?: number;
+  /** Documented error statuses beyond the defaults (400/401/403/404/429/500 as applicable). */
+  errors?: number[];
+  /** Routes that need the unparsed body (Stripe webhook). */
+  rawBody?: boolean;
+  handler: (args: HandlerArgs<P, Q, B>) => unknown | Promise<unknown>;
+}
+
+export interface RouteModule {
+  /** Mount point relative to /api/v1 (or to the server root when `root`). */
+  prefix: string;
+  tag: string;
+  root?: boolean;
+  routes: RouteDef[];
+}
+
+/** Declares a module's routes; types flow from each route's zod schemas into its handler. */
+export function defineRoutes(
+  prefix: string,
+  routes: RouteDef[],
+  opts: { tag?: string; root?: boolean } = {},
+): RouteModule {
+  return { prefix, routes, tag: opts.tag ?? (prefix.split('/').filter(Boolean)[0] || 'platform'), root: opts.root };
+}
+
+/** Helper so each route's handler is typed from its own schemas. */
+export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
+  return def;
+}
+
+export const uuid = z.guid({ message: 'must be a uuid' });
+export const idParams = z.object({ id: uuid });
+
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'body' | 'query' | 'params'): T {
+  if (!schema) return value as T;
+  const r = schema.safeParse(value ?? (where === 'body' ? {} : value));
+  if (!r.success) throw validationError(r.error, where);
+  return r.data;
+}
+
+function limiterMiddleware(ref: LimiterRef, limiters: Limiters): RequestHandler {
+  if (typeof ref === 'string') return limiters[ref];
+  const mw = limiters[ref.name];
+  return (req, res, next) => (ref.when(req) ? mw(req, res, next) : next());
+}
+
+/** The pipeline for one route: limiters -> credentials -> auth rule -> flag -> validation -> handler. */
+export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Limiters): RequestHandler[] {
+  const run: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const actor = def.auth === 'none' ? null : await actorOf(req, ctx.credentials);
+      enforceAuth(def.auth, actor, req);
+      if (def.flag && !(await ctx.flags.isEnabled(def.flag))) {
+        throw new ApiError(403, 'Feature disabled', 'This feature is currently turned off', { feature_key: def.flag });
+      }
+      const params = parse(def.params, req.params, 'params');
+      const query = parse(def.query, req.query, 'query');
+      const body = parse(def.body, req.body, 'body');
+      const result = await def.handler({ req, res, ctx, db: ctx.db, actor, params, query, body });
+      if (res.headersSent || res.writableEnded) return;
+      const status = def.status ?? 200;
+      if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();
+      else res.status(status).json(result);
+    } catch (err) {
+      next(err);
+    }
+  };
+  return [...(def.limiters ?? []).map((l) => limiterMiddleware(l, limiters)), run];
+}

@@ -1,0 +1,73 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ZodError } from 'zod';
+import type {} from 'pino-http';
+
+/** The one error type. Renders as `{ error, message, ...extra }`, never wrapped. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message?: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message ?? error);
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.error, message: this.message, ...this.extra };
+  }
+}
+
+export const badRequest = (message: string, extra?: Record<string, unknown>) =>
+  new ApiError(400, 'Bad request', message, extra);
+export const notFound = (what = 'Resource') => new ApiError(404, 'Not found', `${what} not found`);
+export const forbidden = (message = 'You do not have permission to do this', extra?: Record<string, unknown>) =>
+  new ApiError(403, 'Forbidden', message, extra);
+export const unauthenticated = (message = 'Authentication required') =>
+  new ApiError(401, 'Not authenticated', message);
+
+export function zodDetails(err: ZodError): Array<{ path: string; message: string }> {
+  return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+export function validationError(err: ZodError, where: 'body' | 'query' | 'params'): ApiError {
+  const details = zodDetails(err).map((d) => ({ ...d, path: d.path ? `${where}.${d.path}` : where }));
+  const first = details[0];
+  return new ApiError(400, 'Validation failed', first ? `${first.path}: ${first.message}` : 'Invalid request', {
+    details,
+  });
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'Not found', `No route for ${req.method} ${req.baseUrl}${req.path}`));
+};
+
+interface HttpLikeError { status?: number; statusCode?: number; type?: string; expose?: boolean; code?: string }
+
+/** The one error middleware. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  let apiErr: ApiError;
+  if (err instanceof ApiError) apiErr = err;
+  else if (err instanceof ZodError) apiErr = validationError(err, 'body');
+  else {
+    const e = err as HttpLikeError;
+    const status = e.status ?? e.statusCode;
+    if (e.type === 'entity.parse.failed') apiErr = new ApiError(400, 'Invalid JSON', 'The request body is not valid JSON');
+    else if (e.type === 'entity.too.large') apiErr = new ApiError(413, 'Payload too large', 'The request body is too large');
+    else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
+      apiErr = new ApiError(415, 'Unsupported media type', 'Unsupported body encoding');
+    else if (e.code === '23505') apiErr = new ApiError(409, 'Conflict', 'The resource already exists');
+    else if (e.code === '22P02') apiErr = new ApiError(400, 'Bad request', 'A value has the wrong format');
+    else if (status && status >= 400 && status < 500 && e.expose)
+      apiErr = new ApiError(status, 'Bad request', (err as Error).message);
+    else {
+      const id = (req as { id?: unknown }).id;
+      req.log?.error({ err, requestId: id }, 'unhandled error');
+      apiErr = new ApiError(500, 'Internal server error', 'Something went wrong; the error was logged', {
+        requestId: id,
+      });
+    }
+  }
+  if (res.headersSent) return;
+  res.status(apiErr.status).json(apiErr.body());
+};

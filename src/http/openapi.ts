@@ -1,0 +1,100 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodType } from 'zod';
+import type { RouteModule } from './define-routes';
+
+export const API_VERSION = '3.1.2';
+
+const errorSchema = z
+  .object({
+    error: z.string(),
+    message: z.string(),
+    code: z.string().optional(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    required_permission: z.string().optional(),
+    feature_key: z.string().optional(),
+    action: z.string().optional(),
+  })
+  .passthrough();
+
+const rateLimitSchema = z.object({ error: z.string(), retryAfter: z.number().int() });
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Validation failure or bad input',
+  401: 'Missing or invalid credential',
+  403: 'Not allowed (permission, flag, verified email, ...)',
+  404: 'Not found or not readable by the caller',
+  409: 'Conflict',
+  413: 'Body too large',
+  429: 'Rate limited',
+  500: 'Server error',
+  503: 'Dependency unavailable',
+};
+
+function toOpenApiPath(p: string): string {
+  return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
+}
+
+/** The OpenAPI 3.1 description, generated from every route table and its zod schemas. */
+export function buildOpenApi(modules: RouteModule[], serverUrl: string): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'cookieSession', { type: 'apiKey', in: 'cookie', name: 'access_token' });
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key (ak_live_...) or an identity-provider ID token',
+  });
+  for (const mod of modules) {
+    for (const r of mod.routes) {
+      const full = (mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path);
+      const responses: RouteConfig['responses'] = {};
+      const ok = r.status ?? 200;
+      responses[ok] = r.produces
+        ? { description: 'Success', content: { [r.produces]: { schema: { type: 'string', format: 'binary' } } } }
+        : r.response
+          ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType } } }
+          : { description: 'Success' };
+      const errs = new Set<number>([...(r.errors ?? []), 500]);
+      if (r.params || r.query || r.body) errs.add(400);
+      if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
+      if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
+      if (r.limiters?.length) errs.add(429);
+      for (const s of [...errs].sort()) {
+        responses[s] = {
+          description: STATUS_TEXT[s] ?? 'Error',
+          content: { 'application/json': { schema: s === 429 ? rateLimitSchema : errorSchema } },
+        };
+      }
+      const limiterNames = (r.limiters ?? []).map((l) => (typeof l === 'string' ? l : l.name));
+      const notes = [
+        r.description,
+        `Auth: ${typeof r.auth === 'object' ? `role ${r.auth.role}` : r.auth}.`,
+        limiterNames.length ? `Rate limiters: ${limiterNames.join(', ')}.` : undefined,
+        r.flag ? `Feature flag: ${r.flag}.` : undefined,
+      ].filter(Boolean);
+      registry.registerPath({
+        method: r.method,
+        path: toOpenApiPath(full),
+        tags: [mod.tag],
+        summary: r.summary,
+        description: notes.join(' '),
+        security: r.auth === 'none' ? [] : [{ cookieSession: [] }, { bearer: [] }],
+        request: {
+          params: r.params as never,
+          query: r.query as never,
+          body: r.body ? { content: { 'application/json': { schema: r.body as ZodType } } } : undefined,
+        },
+        responses,
+      });
+    }
+  }
+  const gen = new OpenApiGeneratorV31(registry.definitions);
+  return gen.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Crowdfunding Platform REST API',
+      version: API_VERSION,
+      description: 'Errors are never wrapped: `{ error, message, code?, details? }`. Money is integer cents.',
+    },
+    servers: [{ url: serverUrl }],
+  }) as unknown as Record<string, unknown>;
+}

@@ -1,0 +1,188 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type Redis from 'ioredis';
+import type { Config } from '../config';
+import { actorOrNull, type CredentialResolver } from './credentials';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+const GENERIC = 'Too many requests, please try again later.';
+
+type KeyKind = 'ip' | 'user' | 'ip+user' | 'ip+campaign' | 'account' | 'caller';
+
+interface LimiterSpec {
+  windowMs: number;
+  limit: (config: Config) => number;
+  key: KeyKind;
+  message: string;
+}
+
+const fixed = (n: number) => () => n;
+
+/** Every limiter of the spec's "Rate limits" table: window, cap, key and 429 message. */
+export const LIMITERS = {
+  global: { windowMs: MINUTE, limit: fixed(100), key: 'ip', message: GENERIC },
+  public: { windowMs: MINUTE, limit: fixed(300), key: 'ip', message: GENERIC },
+  auth: { windowMs: MINUTE, limit: fixed(10), key: 'ip', message: 'Too many authentication attempts, please try again later.' },
+  verificationResend: {
+    windowMs: MINUTE,
+    limit: fixed(5),
+    key: 'user',
+    message: 'You have requested several verification emails in a row. Please wait a minute and try again.',
+  },
+  strict: { windowMs: MINUTE, limit: fixed(5), key: 'ip', message: 'Rate limit exceeded for sensitive operation.' },
+  authenticated: {
+    windowMs: MINUTE,
+    limit: fixed(100),
+    key: 'ip',
+    message: 'Too many requests from this account, please try again later.',
+  },
+  referralClicks: { windowMs: MINUTE, limit: fixed(120), key: 'caller', message: GENERIC },
+  presence: { windowMs: MINUTE, limit: fixed(4), key: 'ip+campaign', message: GENERIC },
+  cardShare: { windowMs: MINUTE, limit: (c) => c.CARD_SHARE_RATE_LIMIT, key: 'ip', message: GENERIC },
+  orgCreation: {
+    windowMs: HOUR,
+    limit: fixed(5),
+    key: 'ip+user',
+    message: 'Too many organization registrations. Please try again later.',
+  },
+  memberLookup: {
+    windowMs: MINUTE,
+    limit: fixed(30),
+    key: 'user',
+    message: 'Too many member lookups. Please wait a minute and try again.',
+  },
+  media: {
+    windowMs: 15 * MINUTE,
+    limit: fixed(30),
+    key: 'ip+user',
+    message: 'Too many media uploads. Please try again in a few minutes.',
+  },
+  aiImageHourly: {
+    windowMs: HOUR,
+    limit: fixed(10),
+    key: 'user',
+    message: 'You have generated several images in a short time. Please try again later.',
+  },
+  aiImageDaily: {
+    windowMs: DAY,
+    limit: fixed(30),
+    key: 'user',
+    message: "You have reached today's limit for AI image generation. Please try again tomorrow.",
+  },
+  gifs: { windowMs: MINUTE, limit: fixed(60), key: 'user', message: 'Too many GIF requests. Please wait a minute and try again.' },
+  payoutRefresh: { windowMs: MINUTE, limit: fixed(1), key: 'account', message: GENERIC },
+} satisfies Record<string, LimiterSpec>;
+
+export type LimiterName = Exclude<keyof typeof LIMITERS, 'global'>;
+
+/**
+ * The global limiter's skip list (paths relative to /api/v1). Public browsing reads have their
+ * own 300/min bucket and skip the global one, except /locations, /leaderboard, /achievements/*
+ * and /platform/*, where both count. Presence and the Stripe webhook are skipped outright.
+ */
+export const GLOBAL_SKIP: Array<{ method?: string; path: RegExp }> = [
+  { method: 'POST', path: /^\/presence\/fundraisers\/[^/]+\/?$/ },
+  { method: 'POST', path: /^\/webhooks\/stripe\/?$/ },
+  { method: 'GET', path: /^\/fundraisers(\/.*)?$/ },
+  { method: 'GET', path: /^\/categories\/?$/ },
+  { method: 'GET', path: /^\/organizations(\/.*)?$/ },
+  { method: 'GET', path: /^\/search\/?$/ },
+  { method: 'GET', path: /^\/profiles(\/.*)?$/ },
+  { method: 'GET', path: /^\/gifs\/(trending|search)\/?$/ },
+  { method: 'GET', path: /^\/ambassadors(\/.*)?$/ },
+  { method: 'GET', path: /^\/users\/[^/]+\/(public|badges|campaigns)(\/.*)?$/ },
+  { method: 'GET', path: /^\/donations\/recent\/?$/ },
+  { method: 'GET', path: /^\/home\/activity\/?$/ },
+  { method: 'GET', path: /^\/idp\/verify-email\/?$/ },
+  { method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ },
+];
+
+export function skipsGlobal(method: string, path: string): boolean {
+  return GLOBAL_SKIP.some((s) => (!s.method || s.method === method) && s.path.test(path));
+}
+
+function ipKey(req: Request): string {
+  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+}
+
+function keyFor(kind: KeyKind, resolver: CredentialResolver) {
+  return async (req: Request): Promise<string> => {
+    const ip = ipKey(req);
+    switch (kind) {
+      case 'ip':
+        return ip;
+      case 'ip+campaign':
+        return `${ip}|${String(req.params?.id ?? '')}`;
+      case 'account': {
+        const body = req.body as { accountId?: unknown } | undefined;
+        if (typeof body?.accountId === 'string') return `acct:${body.accountId}`;
+        const actor = await actorOrNull(req, resolver);
+        return actor ? `user:${actor.userId}` : `ip:${ip}`;
+      }
+      case 'ip+user': {
+        const actor = await actorOrNull(req, resolver);
+        return `${ip}|${actor?.userId ?? '-'}`;
+      }
+      case 'user':
+      case 'caller': {
+        const actor = await actorOrNull(req, resolver);
+        return actor ? `user:${actor.userId}` : `ip:${ip}`;
+      }
+    }
+  };
+}
+
+function draft6Headers(res: Response, limit: number, remaining: number, windowMs: number, resetTime?: Date) {
+  const resetSeconds = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(windowMs / 1000);
+  res.setHeader('RateLimit-Policy', `${limit};w=${Math.ceil(windowMs / 1000)}`);
+  res.setHeader('RateLimit-Limit', String(limit));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, remaining)));
+  res.setHeader('RateLimit-Reset', String(resetSeconds));
+  return resetSeconds;
+}
+
+export type Limiters = Record<keyof typeof LIMITERS, RequestHandler>;
+
+export function storeFor(name: string, redis: Redis | null): Store | undefined {
+  if (!redis) return undefined; // express-rate-limit's in-process MemoryStore
+  return new RedisStore({
+    prefix: `rl:${name}:`,
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+  });
+}
+
+/**
+ * Builds one middleware per named limiter. Each limiter is one bucket set shared by every
+ * route that names it. Headers are the draft-6 set; the global limiter only writes them on its
+ * own 429, so operations with no named limiter send no RateLimit headers.
+ */
+export function createLimiters(config: Config, redis: Redis | null, resolver: CredentialResolver): Limiters {
+  const out = {} as Limiters;
+  for (const [name, spec] of Object.entries(LIMITERS) as Array<[keyof typeof LIMITERS, LimiterSpec]>) {
+    const isGlobal = name === 'global';
+    const retryAfter = Math.ceil(spec.windowMs / 1000);
+    out[name] = rateLimit({
+      windowMs: spec.windowMs,
+      limit: spec.limit(config),
+      standardHeaders: isGlobal ? false : 'draft-6',
+      legacyHeaders: false,
+      store: storeFor(name, redis),
+      keyGenerator: keyFor(spec.key, resolver),
+      skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
+      // A store outage must not take the API down; requests pass while Redis is unreachable.
+      passOnStoreError: true,
+      validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
+      handler: (req, res, _next, options) => {
+        const info = (req as Request & { rateLimit?: { limit: number; remaining: number; resetTime?: Date } }).rateLimit;
+        const live = draft6Headers(res, options.limit as number, 0, spec.windowMs, info?.resetTime);
+        res.setHeader('Retry-After', String(live));
+        res.status(429).json({ error: spec.message, retryAfter });
+      },
+    });
+  }
+  return out;
+}

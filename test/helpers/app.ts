@@ -1,0 +1,65 @@
+import type { Express } from 'express';
+import type Redis from 'ioredis';
+import { buildApp } from '../../src/app';
+import { parseConfig, type Config } from '../../src/config';
+import { createContext, type AppContext } from '../../src/context';
+import { createDb, type Db } from '../../src/db/knex';
+import { createLogger } from '../../src/infra/logger';
+import { registerJobs } from '../../src/jobs';
+
+let sharedDb: Db | null = null;
+
+/** One knex pool per test file (jest worker module registry), closed in afterAll by closeDb(). */
+export function testDb(): Db {
+  if (!sharedDb) {
+    const url = process.env.TEST_DATABASE_URL;
+    if (!url) throw new Error('TEST_DATABASE_URL is not set: run tests through jest (globalSetup)');
+    sharedDb = createDb(url, { max: 5 });
+  }
+  return sharedDb;
+}
+
+export async function closeDb(): Promise<void> {
+  if (sharedDb) await sharedDb.destroy();
+  sharedDb = null;
+}
+
+export function testConfig(env: Record<string, string | undefined> = {}): Config {
+  return parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PUBLIC_URL: 'http://api.test',
+    SITE_URL: 'http://site.test',
+    RUN_JOBS: 'false',
+    ...env,
+  });
+}
+
+export interface TestApp {
+  app: Express;
+  ctx: AppContext;
+  /** Runs every due background job now (mail, images, ...). */
+  runJobs(): Promise<number>;
+}
+
+/** A fresh app (own rate-limit buckets, own caches) on the shared test database. */
+export function createTestApp(opts: { env?: Record<string, string | undefined>; redis?: Redis | null } = {}): TestApp {
+  const config = testConfig(opts.env);
+  const ctx = createContext({ config, db: testDb(), log: createLogger(config.LOG_LEVEL), redis: opts.redis ?? null });
+  // TEMPORARY test-only resolver (see helpers/auth.ts) until the identity module lands.
+  ctx.credentials = {
+    resolve: async (req) => {
+      const id = req.headers['x-test-user-id'];
+      if (typeof id !== 'string') return null;
+      const u = await ctx.db('users').where({ id }).first();
+      if (!u) return null;
+      return {
+        userId: u.id, email: u.email, roles: u.roles, credential: 'id_token', emailVerified: u.email_verified,
+        impersonatedBy: null, apiKeyId: null,
+      };
+    },
+  };
+  registerJobs(ctx);
+  const app = buildApp(ctx);
+  return { app, ctx, runJobs: () => ctx.jobs.drain() };
+}

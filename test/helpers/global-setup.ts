@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
+import { createDb, migrateLatest } from '../../src/db/knex';
+
+/**
+ * One fresh, migrated database per test run: a new database on DATABASE_URL's server when it
+ * is set, otherwise a throw-away embedded Postgres cluster. Workers read TEST_DATABASE_URL.
+ */
+export default async function globalSetup(): Promise<void> {
+  const g = globalThis as Record<string, unknown>;
+  let url: string;
+  const base = process.env.DATABASE_URL;
+  if (base) {
+    const name = `cf_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    await admin.end();
+    const u = new URL(base);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    g.__dropTestDb = async () => {
+      const c = new Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-test-pg-'));
+    fs.chmodSync(dir, 0o777);
+    const emb = await startEmbeddedPostgres(path.join(dir, 'pg'), { database: 'cf_test' });
+    url = emb.url;
+    g.__dropTestDb = async () => {
+      await emb.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  const db = createDb(url, { max: 2 });
+  await migrateLatest(db);
+  await db.destroy();
+  process.env.TEST_DATABASE_URL = url;
+}
