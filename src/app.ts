@@ -7,8 +7,10 @@ import pinoHttp from 'pino-http';
 import type { AppContext } from './context';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
 import { errorHandler, notFoundHandler } from './http/errors';
+import { csrfProtection } from './http/csrf';
 import { buildOpenApi } from './http/openapi';
 import { createLimiters, type Limiters } from './http/rate-limits';
+import { httpLogSerializers } from './infra/logger';
 import { SWAGGER_UI_DIR } from './modules/docs/docs.routes';
 import { modules as allModules } from './modules';
 
@@ -45,15 +47,19 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): 
         return id;
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      serializers: httpLogSerializers,
     }),
   );
   app.use(helmet());
   app.use(cors({ origin: config.SITE_URL, credentials: true }));
   app.use(cookieParser());
+  app.use(csrfProtection(config));
   // The raw bytes are kept for signature checks (Stripe webhook).
   app.use(
     express.json({
       limit: config.JSON_BODY_LIMIT,
+      // Cognito's JSON protocol (POST /local-idp/) sends application/x-amz-json-1.1.
+      type: ['application/json', 'application/x-amz-json-1.1'],
       verify: (req, _res, buf) => {
         (req as Request & { rawBody?: Buffer }).rawBody = buf;
       },

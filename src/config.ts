@@ -36,6 +36,11 @@ const schema = z.object({
   OAUTH_PROVIDER_B_CLIENT_ID: z.string().min(1).optional(),
   OAUTH_PROVIDER_B_CLIENT_SECRET: z.string().min(1).optional(),
   CARD_SHARE_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  // Content review: unset = deterministic rules reviewer; set = LLM-backed reviewer adapter (see integrations/review).
+  REVIEW_LLM_URL: url.optional(),
+  REVIEW_LLM_API_KEY: z.string().min(1).optional(),
+  // Key prefix of the rate-limit buckets in Redis: lets several deployments (or test runs) share one Redis.
+  RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });
 
 export type Config = z.infer<typeof schema> & { PUBLIC_URL: string; BASE_URL: string };

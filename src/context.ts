@@ -7,6 +7,10 @@ import type { Logger } from './infra/logger';
 import { JobWorker } from './jobs/queue';
 import type { CredentialResolver } from './http/credentials';
 import { anonymousResolver } from './http/credentials';
+import { createIdentityProvider, type IdentityProvider } from './integrations/idp';
+import { createCredentialResolver } from './modules/auth/credential-resolver';
+import { createReviewer, type ContentReviewer } from './integrations/review';
+import { createMailer, type Mailer } from './integrations/mail/mailer';
 
 /**
  * Everything a handler, service or job may use. Built once per process (or per test app).
@@ -22,6 +26,12 @@ export interface AppContext {
   flags: FlagService;
   jobs: JobWorker;
   credentials: CredentialResolver;
+  /** Identity provider (IDP=local built-in, or Cognito); tests may swap it. */
+  idp: IdentityProvider;
+  /** Content review of campaigns (publish gate): rules reviewer, or LLM-backed when REVIEW_LLM_URL is set. */
+  review: ContentReviewer;
+  /** Outgoing mail: SMTP when SMTP_URL is set, else logged (mail_outbox keeps every mail). */
+  mailer: Mailer;
 }
 
 export function createContext(deps: { config: Config; db: Db; log: Logger; redis?: Redis | null }): AppContext {
@@ -35,6 +45,11 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     flags: new FlagService(deps.db),
     jobs: new JobWorker(deps.db, deps.log),
     credentials: anonymousResolver,
+    idp: createIdentityProvider(deps.config, deps.db),
+    review: createReviewer(deps.config, deps.db, deps.log),
+    mailer: createMailer(deps.config, deps.log),
   };
+  // The real resolver reads ctx.idp per request, so a provider swapped in by a test takes effect.
+  ctx.credentials = createCredentialResolver(ctx);
   return ctx;
 }

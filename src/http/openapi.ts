@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import type { RouteModule } from './define-routes';
+import type { RouteDef, RouteModule } from './define-routes';
 
 export const API_VERSION = '3.1.2';
 
@@ -34,8 +34,56 @@ function toOpenApiPath(p: string): string {
   return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
 }
 
-/** The OpenAPI 3.1 description, generated from every route table and its zod schemas. */
-export function buildOpenApi(modules: RouteModule[], serverUrl: string): Record<string, unknown> {
+type Part = 'params' | 'query' | 'body' | 'response';
+const PARTS: Part[] = ['params', 'query', 'body', 'response'];
+
+function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, parts: Set<Part> = new Set(PARTS)) {
+  const full = (mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path);
+  const responses: RouteConfig['responses'] = {};
+  const ok = r.status ?? 200;
+  responses[ok] = r.produces
+    ? { description: 'Success', content: { [r.produces]: { schema: { type: 'string', format: 'binary' } } } }
+    : r.response && parts.has('response')
+      ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType } } }
+      : { description: 'Success' };
+  const errs = new Set<number>([...(r.errors ?? []), 500]);
+  if (r.params || r.query || r.body) errs.add(400);
+  if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
+  if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
+  if (r.limiters?.length) errs.add(429);
+  for (const s of [...errs].sort()) {
+    responses[s] = {
+      description: STATUS_TEXT[s] ?? 'Error',
+      content: { 'application/json': { schema: s === 429 ? rateLimitSchema : errorSchema } },
+    };
+  }
+  const limiterNames = (r.limiters ?? []).map((l) => (typeof l === 'string' ? l : l.name));
+  const notes = [
+    r.description,
+    `Auth: ${typeof r.auth === 'object' ? `role ${r.auth.role}` : r.auth}.`,
+    limiterNames.length ? `Rate limiters: ${limiterNames.join(', ')}.` : undefined,
+    r.flag ? `Feature flag: ${r.flag}.` : undefined,
+    parts.size < PARTS.length
+      ? `Schema not rendered for: ${PARTS.filter((p) => !parts.has(p)).join(', ')}.`
+      : undefined,
+  ].filter(Boolean);
+  registry.registerPath({
+    method: r.method,
+    path: toOpenApiPath(full),
+    tags: [mod.tag],
+    summary: r.summary,
+    description: notes.join(' '),
+    security: r.auth === 'none' ? [] : [{ cookieSession: [] }, { bearer: [] }],
+    request: {
+      params: parts.has('params') ? (r.params as never) : undefined,
+      query: parts.has('query') ? (r.query as never) : undefined,
+      body: r.body && parts.has('body') ? { content: { 'application/json': { schema: r.body as ZodType } } } : undefined,
+    },
+    responses,
+  });
+}
+
+function newRegistry(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'cookieSession', { type: 'apiKey', in: 'cookie', name: 'access_token' });
   registry.registerComponent('securitySchemes', 'bearer', {
@@ -43,52 +91,11 @@ export function buildOpenApi(modules: RouteModule[], serverUrl: string): Record<
     scheme: 'bearer',
     description: 'An API key (ak_live_...) or an identity-provider ID token',
   });
-  for (const mod of modules) {
-    for (const r of mod.routes) {
-      const full = (mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path);
-      const responses: RouteConfig['responses'] = {};
-      const ok = r.status ?? 200;
-      responses[ok] = r.produces
-        ? { description: 'Success', content: { [r.produces]: { schema: { type: 'string', format: 'binary' } } } }
-        : r.response
-          ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType } } }
-          : { description: 'Success' };
-      const errs = new Set<number>([...(r.errors ?? []), 500]);
-      if (r.params || r.query || r.body) errs.add(400);
-      if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
-      if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
-      if (r.limiters?.length) errs.add(429);
-      for (const s of [...errs].sort()) {
-        responses[s] = {
-          description: STATUS_TEXT[s] ?? 'Error',
-          content: { 'application/json': { schema: s === 429 ? rateLimitSchema : errorSchema } },
-        };
-      }
-      const limiterNames = (r.limiters ?? []).map((l) => (typeof l === 'string' ? l : l.name));
-      const notes = [
-        r.description,
-        `Auth: ${typeof r.auth === 'object' ? `role ${r.auth.role}` : r.auth}.`,
-        limiterNames.length ? `Rate limiters: ${limiterNames.join(', ')}.` : undefined,
-        r.flag ? `Feature flag: ${r.flag}.` : undefined,
-      ].filter(Boolean);
-      registry.registerPath({
-        method: r.method,
-        path: toOpenApiPath(full),
-        tags: [mod.tag],
-        summary: r.summary,
-        description: notes.join(' '),
-        security: r.auth === 'none' ? [] : [{ cookieSession: [] }, { bearer: [] }],
-        request: {
-          params: r.params as never,
-          query: r.query as never,
-          body: r.body ? { content: { 'application/json': { schema: r.body as ZodType } } } : undefined,
-        },
-        responses,
-      });
-    }
-  }
-  const gen = new OpenApiGeneratorV31(registry.definitions);
-  return gen.generateDocument({
+  return registry;
+}
+
+function generate(registry: OpenAPIRegistry, serverUrl: string): Record<string, unknown> {
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Crowdfunding Platform REST API',
@@ -97,4 +104,38 @@ export function buildOpenApi(modules: RouteModule[], serverUrl: string): Record<
     },
     servers: [{ url: serverUrl }],
   }) as unknown as Record<string, unknown>;
+}
+
+/**
+ * The OpenAPI 3.1 description, generated from every route table and its zod schemas. A schema
+ * the generator cannot render (z.custom, .catch(), ...) must not take the whole document down:
+ * the route is then listed without that one schema, and its description says which.
+ */
+export function buildOpenApi(modules: RouteModule[], serverUrl: string): Record<string, unknown> {
+  const all = newRegistry();
+  for (const mod of modules) for (const r of mod.routes) register(all, mod, r);
+  try {
+    return generate(all, serverUrl);
+  } catch {
+    const safe = newRegistry();
+    for (const mod of modules) for (const r of mod.routes) register(safe, mod, r, renderableParts(mod, r, serverUrl));
+    return generate(safe, serverUrl);
+  }
+}
+
+function renders(mod: RouteModule, r: RouteDef, serverUrl: string, parts?: Set<Part>): boolean {
+  try {
+    const one = newRegistry();
+    register(one, mod, r, parts);
+    generate(one, serverUrl);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The schema parts of one route the generator can render (each tried alone). */
+function renderableParts(mod: RouteModule, r: RouteDef, serverUrl: string): Set<Part> {
+  if (renders(mod, r, serverUrl)) return new Set(PARTS);
+  return new Set(PARTS.filter((part) => renders(mod, r, serverUrl, new Set([part]))));
 }

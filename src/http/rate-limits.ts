@@ -80,7 +80,8 @@ export const LIMITERS = {
 export type LimiterName = Exclude<keyof typeof LIMITERS, 'global'>;
 
 /**
- * The global limiter's skip list (paths relative to /api/v1). Public browsing reads have their
+ * The global limiter's skip list (paths relative to /api/v1; the health checks live outside it).
+ * Public browsing reads have their
  * own 300/min bucket and skip the global one, except /locations, /leaderboard, /achievements/*
  * and /platform/*, where both count. Presence and the Stripe webhook are skipped outright.
  */
@@ -99,6 +100,14 @@ export const GLOBAL_SKIP: Array<{ method?: string; path: RegExp }> = [
   { method: 'GET', path: /^\/home\/activity\/?$/ },
   { method: 'GET', path: /^\/idp\/verify-email\/?$/ },
   { method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ },
+  // Routes whose own limiter allows 100 or more a minute: under the global bucket (100) their own
+  // cap and 429 message could never be reached, so their named limiter alone counts.
+  { method: 'POST', path: /^\/referrals\/clicks\/?$/ },
+  { method: 'GET', path: /^\/cards\/[^/]+\/(share\/[^/]+|qr\.svg)\/?$/ },
+  { path: /^\/payouts\/earnings(\/pending-breakdown)?\/?$/ },
+  { path: /^\/processor\/(accounts|connect)(\/.*)?$/ },
+  { path: /^\/fundraisers\/[^/]+\/(endorse|endorsement-requests)\/?$/ },
+  { path: /^\/(fundraisers|comments|updates|projects\/[^/]+\/updates)\/[^/]+\/likes?\/?$/ },
 ];
 
 export function skipsGlobal(method: string, path: string): boolean {
@@ -147,10 +156,10 @@ function draft6Headers(res: Response, limit: number, remaining: number, windowMs
 
 export type Limiters = Record<keyof typeof LIMITERS, RequestHandler>;
 
-export function storeFor(name: string, redis: Redis | null): Store | undefined {
+export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Store | undefined {
   if (!redis) return undefined; // express-rate-limit's in-process MemoryStore
   return new RedisStore({
-    prefix: `rl:${name}:`,
+    prefix: `${prefix}${name}:`,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
   });
 }
@@ -170,7 +179,7 @@ export function createLimiters(config: Config, redis: Redis | null, resolver: Cr
       limit: spec.limit(config),
       standardHeaders: isGlobal ? false : 'draft-6',
       legacyHeaders: false,
-      store: storeFor(name, redis),
+      store: storeFor(name, redis, config.RATE_LIMIT_PREFIX),
       keyGenerator: keyFor(spec.key, resolver),
       skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
       // A store outage must not take the API down; requests pass while Redis is unreachable.

@@ -3,6 +3,18 @@ import docs from './docs/docs.routes';
 import features from './features/features.routes';
 import health from './health/health.routes';
 import platform from './platform/platform.routes';
+import idp from './idp/idp.routes';
+import localIdp from './local-idp/local-idp.routes';
+import apiKeys from './api-keys/api-keys.routes';
+import capabilities from './me/capabilities.routes';
+import privateContact from './me/private-contact.routes';
+import verification from './verification/verification.routes';
+import oauth from './oauth/oauth.routes';
+// discovery must precede the fundraisers module: /fundraisers/cities before /fundraisers/:id.
+import discovery from './discovery/discovery.routes';
+import fundraisers from './fundraisers/fundraisers.routes';
+import comments from './comments/comments.routes';
+import adminReview from './admin-review/admin-review.routes';
 
 /** Every module's route table. Add a module here and it is mounted and documented. */
-export const modules: RouteModule[] = [health, docs, features, platform];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview];

@@ -46,19 +46,7 @@ export interface TestApp {
 export function createTestApp(opts: { env?: Record<string, string | undefined>; redis?: Redis | null } = {}): TestApp {
   const config = testConfig(opts.env);
   const ctx = createContext({ config, db: testDb(), log: createLogger(config.LOG_LEVEL), redis: opts.redis ?? null });
-  // TEMPORARY test-only resolver (see helpers/auth.ts) until the identity module lands.
-  ctx.credentials = {
-    resolve: async (req) => {
-      const id = req.headers['x-test-user-id'];
-      if (typeof id !== 'string') return null;
-      const u = await ctx.db('users').where({ id }).first();
-      if (!u) return null;
-      return {
-        userId: u.id, email: u.email, roles: u.roles, credential: 'id_token', emailVerified: u.email_verified,
-        impersonatedBy: null, apiKeyId: null,
-      };
-    },
-  };
+  // The real credential resolver (cookies, API keys, ID tokens) is installed by createContext.
   registerJobs(ctx);
   const app = buildApp(ctx);
   return { app, ctx, runJobs: () => ctx.jobs.drain() };

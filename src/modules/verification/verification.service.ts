@@ -1,12 +1,92 @@
-// CONTRACT STUB (owner: mail/verification work). Replace the body, keep the signature.
+import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import { queueMail, toLocale } from '../../integrations/mail';
+import * as repo from './verification.repo';
+import type { TokenKind } from './verification.repo';
+
+/** Links last 24 hours (spec: Limits). */
+export const VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+export type VerificationOutcome = 'success' | 'invalid' | 'failed' | 'contact_taken' | 'error';
+
+export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export function verificationLink(ctx: AppContext, token: string): string {
+  return `${ctx.config.BASE_URL}/idp/verify-email?token=${encodeURIComponent(token)}`;
+}
+
+async function issueLink(
+  ctx: AppContext,
+  trx: Knex | Knex.Transaction,
+  user: { id: string; locale?: string | null },
+  kind: TokenKind,
+  email: string,
+): Promise<void> {
+  const token = randomBytes(32).toString('base64url');
+  await repo.replaceToken(trx, {
+    user_id: user.id,
+    kind,
+    email,
+    token_hash: hashToken(token),
+    expires_at: new Date(Date.now() + VERIFICATION_TTL_MS),
+  });
+  await queueMail(trx, {
+    to: email,
+    template: kind === 'email' ? 'email_verification' : 'private_contact_verification',
+    locale: toLocale(user.locale),
+    vars: { link: verificationLink(ctx, token) },
+  });
+}
 
 /** Issues a fresh 24-hour single-use link (replacing older ones) and queues the mail. */
 export async function sendEmailVerification(
-  _ctx: AppContext,
-  _trx: Knex | Knex.Transaction,
-  _user: { id: string; email: string; locale?: string | null },
+  ctx: AppContext,
+  trx: Knex | Knex.Transaction,
+  user: { id: string; email: string; locale?: string | null },
 ): Promise<void> {
-  // stub
+  await issueLink(ctx, trx, user, 'email', user.email);
+}
+
+/** The same for the private contact address (its own link, its own replacement chain). */
+export async function sendPrivateContactVerification(
+  ctx: AppContext,
+  trx: Knex | Knex.Transaction,
+  user: { id: string; locale?: string | null },
+  email: string,
+): Promise<void> {
+  await issueLink(ctx, trx, user, 'private_contact', email);
+}
+
+/** Resend for the login address: sends only to an existing, active, unverified account. */
+export async function resendEmailVerification(ctx: AppContext, email: string): Promise<void> {
+  const user = await repo.findUserByLoginEmail(ctx.db, email.trim());
+  if (!user || user.email_verified || user.status !== 'active') return;
+  await ctx.db.transaction((trx) => sendEmailVerification(ctx, trx, user));
+}
+
+/** Follows a link. Every outcome but `error` is decided here; unexpected failures become `error`. */
+export async function verifyToken(ctx: AppContext, token: string | undefined): Promise<VerificationOutcome> {
+  if (!token) return 'invalid';
+  try {
+    return await ctx.db.transaction(async (trx) => {
+      const row = await repo.findTokenForUpdate(trx, hashToken(token));
+      if (!row || row.used_at || row.expires_at.getTime() <= Date.now()) return 'failed';
+      const user = await repo.findUserForUpdate(trx, row.user_id);
+      if (!user) return 'failed';
+      if (row.kind === 'email') {
+        if (!(await repo.markEmailVerified(trx, user.id, row.email))) return 'failed';
+      } else {
+        if (await repo.privateContactTakenByOther(trx, user.id, row.email)) return 'contact_taken';
+        if (!(await repo.markPrivateContactVerified(trx, user.id, row.email))) return 'failed';
+      }
+      await repo.markTokenUsed(trx, row.id);
+      return 'success';
+    });
+  } catch (err) {
+    // Two accounts verifying the same private contact at once: the unique index decides.
+    if ((err as { code?: string }).code === '23505') return 'contact_taken';
+    ctx.log.error({ err }, 'email verification failed unexpectedly');
+    return 'error';
+  }
 }

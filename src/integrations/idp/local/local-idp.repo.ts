@@ -1,0 +1,127 @@
+import type { Knex } from 'knex';
+
+type Q = Knex | Knex.Transaction;
+
+export interface SigningKeyRow {
+  kid: string;
+  private_pem: string;
+  public_pem: string;
+  created_at: Date;
+  retired_at: Date | null;
+}
+
+export interface CredentialRow {
+  user_id: string;
+  password_hash: string | null;
+  confirmed: boolean;
+  force_new_password: boolean;
+}
+
+export interface AccountRow extends Partial<CredentialRow> {
+  id: string;
+  email: string;
+  email_verified: boolean;
+  status: string;
+}
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  impersonated_by: string | null;
+  auth_time: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export const listSigningKeys = (db: Q): Promise<SigningKeyRow[]> =>
+  db('idp_signing_keys').orderBy('created_at', 'desc').orderBy('kid', 'desc');
+
+export async function insertSigningKey(db: Q, row: { kid: string; private_pem: string; public_pem: string }) {
+  await db('idp_signing_keys').insert(row);
+}
+
+/** The account with its local credential (null fields when it has none). */
+export async function findAccountByEmail(db: Q, email: string): Promise<AccountRow | undefined> {
+  return db('users as u')
+    .leftJoin('idp_credentials as c', 'c.user_id', 'u.id')
+    .whereRaw('lower(u.email) = lower(?)', [email])
+    .first('u.id', 'u.email', 'u.email_verified', 'u.status', 'c.user_id', 'c.password_hash', 'c.confirmed', 'c.force_new_password');
+}
+
+export async function findAccountById(db: Q, id: string): Promise<AccountRow | undefined> {
+  return db('users as u')
+    .leftJoin('idp_credentials as c', 'c.user_id', 'u.id')
+    .where('u.id', id)
+    .first('u.id', 'u.email', 'u.email_verified', 'u.status', 'c.user_id', 'c.password_hash', 'c.confirmed', 'c.force_new_password');
+}
+
+export async function upsertCredential(
+  db: Q,
+  userId: string,
+  fields: Partial<Pick<CredentialRow, 'password_hash' | 'confirmed' | 'force_new_password'>>,
+) {
+  await db('idp_credentials')
+    .insert({ user_id: userId, ...fields, updated_at: db.fn.now() })
+    .onConflict('user_id')
+    .merge({ ...fields, updated_at: db.fn.now() });
+}
+
+export async function insertSession(
+  db: Q,
+  row: { user_id: string; refresh_token_hash: string; impersonated_by: string | null; expires_at: Date; auth_time?: Date },
+): Promise<SessionRow> {
+  const [s] = await db('idp_sessions').insert(row).returning(['id', 'user_id', 'impersonated_by', 'auth_time', 'expires_at', 'revoked_at']);
+  return s;
+}
+
+export async function findSessionByTokenHash(db: Q, hash: string): Promise<SessionRow | undefined> {
+  return db('idp_sessions').where({ refresh_token_hash: hash }).first();
+}
+
+export async function touchSession(db: Q, id: string) {
+  await db('idp_sessions').where({ id }).update({ last_used_at: db.fn.now() });
+}
+
+export async function revokeSessionByTokenHash(db: Q, hash: string) {
+  await db('idp_sessions').where({ refresh_token_hash: hash }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+}
+
+export async function revokeAllSessions(db: Q, userId: string): Promise<number> {
+  return db('idp_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+}
+
+export type CodePurpose = 'confirm_signup' | 'password_reset';
+
+/** Replaces any unused code of this purpose with a new one. */
+export async function replaceCode(db: Q, userId: string, purpose: CodePurpose, codeHash: string, expiresAt: Date) {
+  await db('idp_codes').where({ user_id: userId, purpose }).whereNull('used_at').update({ used_at: db.fn.now() });
+  await db('idp_codes').insert({ user_id: userId, purpose, code_hash: codeHash, expires_at: expiresAt });
+}
+
+export interface CodeRow {
+  id: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** The newest unused code of this purpose (a new code replaces the old). */
+export async function latestOpenCode(db: Q, userId: string, purpose: CodePurpose): Promise<CodeRow | undefined> {
+  return db('idp_codes').where({ user_id: userId, purpose }).whereNull('used_at').orderBy('created_at', 'desc').first();
+}
+
+/** Marks a code used; false when someone else used it first (single use under concurrency). */
+export async function consumeCode(db: Q, id: string): Promise<boolean> {
+  const n = await db('idp_codes').where({ id }).whereNull('used_at').update({ used_at: db.fn.now() });
+  return n === 1;
+}
+
+export async function countFailedAttempt(db: Q, id: string, maxAttempts: number) {
+  await db('idp_codes')
+    .where({ id })
+    .update({
+      attempts: db.raw('attempts + 1'),
+      used_at: db.raw('case when attempts + 1 >= ? then now() else used_at end', [maxAttempts]),
+    });
+}

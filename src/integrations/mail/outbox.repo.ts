@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+
+export interface OutboxRow {
+  id: string;
+  to: string;
+  template: string;
+  locale: string;
+  subject: string;
+  text: string;
+  html: string;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+export async function insertOutbox(
+  db: Knex | Knex.Transaction,
+  row: Pick<OutboxRow, 'to' | 'template' | 'locale' | 'subject' | 'text' | 'html'>,
+): Promise<string> {
+  const [r] = await db('mail_outbox').insert({ ...row, status: 'queued' }).returning('id');
+  return r.id as string;
+}
+
+export async function findOutbox(db: Knex, id: string): Promise<OutboxRow | undefined> {
+  return db('mail_outbox').where({ id }).first();
+}
+
+export async function markSent(db: Knex, id: string, attempts: number): Promise<void> {
+  await db('mail_outbox').where({ id }).update({ status: 'sent', attempts, sent_at: db.fn.now(), last_error: null });
+}
+
+export async function markAttemptFailed(db: Knex, id: string, attempts: number, error: string, final: boolean): Promise<void> {
+  await db('mail_outbox')
+    .where({ id })
+    .update({ status: final ? 'failed' : 'queued', attempts, last_error: error.slice(0, 2000) });
+}

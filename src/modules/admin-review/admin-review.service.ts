@@ -1,0 +1,43 @@
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import { ApiError, notFound } from '../../http/errors';
+import * as repo from '../fundraisers/fundraisers.repo';
+import { buildDetail } from '../fundraisers/serialize';
+import { forgetTrustStatus } from '../fundraisers/trust-status';
+
+/** Pending campaigns, oldest submission first, with the owner-level detail (incl. trustStatus). */
+export async function reviewQueue(ctx: AppContext, actor: Actor, limit: number, offset: number) {
+  const { rows, total } = await repo.pendingQueue(ctx.db, limit, offset);
+  const data = [];
+  for (const row of rows) {
+    const detail = await buildDetail(ctx, row, { actor, slugRead: true, includePrivate: true });
+    data.push({ ...detail, submitted_at: (row.submitted_at ?? row.created_at).toISOString() });
+  }
+  return { data, pagination: { limit, offset, total } };
+}
+
+async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 'rejected', reasons: string[]) {
+  const updated = await ctx.db.transaction(async (trx) => {
+    const row = await repo.findByIdForUpdate(trx, id);
+    if (!row || row.deleted_at) throw notFound('Fundraiser');
+    if (row.status !== 'pending') {
+      throw new ApiError(409, 'Conflict', `Only pending campaigns can be reviewed; this one is ${row.status}`, {
+        code: 'INVALID_STATUS_TRANSITION',
+        from: row.status,
+        to,
+      });
+    }
+    return repo.update(trx, id, {
+      status: to,
+      reviewed_at: trx.fn.now(),
+      reviewed_by: actor.userId,
+      review_rejection_reasons: to === 'rejected' ? reasons : null,
+      ...(to === 'active' ? { approved_at: trx.fn.now() } : {}),
+    });
+  });
+  await forgetTrustStatus(ctx, id);
+  return { data: await buildDetail(ctx, updated, { actor, slugRead: false, includePrivate: true }) };
+}
+
+export const approve = (ctx: AppContext, actor: Actor, id: string) => decide(ctx, actor, id, 'active', []);
+export const reject = (ctx: AppContext, actor: Actor, id: string, reasons: string[]) => decide(ctx, actor, id, 'rejected', reasons);

@@ -1,0 +1,44 @@
+import type { Knex } from 'knex';
+
+export interface CredentialOwnerRow {
+  id: string;
+  email: string;
+  roles: string[];
+  status: string;
+  email_verified: boolean;
+  tokens_valid_after: Date | null;
+  session_id: string | null;
+  session_revoked_at: Date | null;
+  impersonated_by: string | null;
+}
+
+const COLUMNS = [
+  'u.id',
+  'u.email',
+  'u.roles',
+  'u.status',
+  'u.email_verified',
+  'u.tokens_valid_after',
+  's.id as session_id',
+  's.revoked_at as session_revoked_at',
+  's.impersonated_by',
+];
+
+/** The token's owner and (local provider) the session the token belongs to, in one query. */
+export async function findOwnerById(db: Knex, userId: string, sessionId: string | null): Promise<CredentialOwnerRow | undefined> {
+  return db('users as u')
+    .leftJoin('idp_sessions as s', (j) => {
+      j.on('s.user_id', '=', 'u.id').andOn('s.id', '=', db.raw('?::uuid', [sessionId]));
+    })
+    .where('u.id', userId)
+    .first(COLUMNS);
+}
+
+/** Owner of an external provider's subject; links an unlinked account by its address once. */
+export async function findOwnerBySubject(db: Knex, subject: string, email: string | undefined): Promise<CredentialOwnerRow | undefined> {
+  const q = () => db('users as u').leftJoin('idp_sessions as s', db.raw('false')).first(COLUMNS);
+  const row = await q().where('u.idp_subject', subject);
+  if (row || !email) return row;
+  const n = await db('users').whereRaw('lower(email) = lower(?)', [email]).whereNull('idp_subject').update({ idp_subject: subject });
+  return n ? q().where('u.idp_subject', subject) : undefined;
+}

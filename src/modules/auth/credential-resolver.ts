@@ -1,0 +1,109 @@
+import type { Request } from 'express';
+import jwt from 'jsonwebtoken';
+import type { AppContext } from '../../context';
+import type { Actor, CredentialKind, PlatformRole } from '../../http/actor';
+import type { CredentialResolver } from '../../http/credentials';
+import { ApiError } from '../../http/errors';
+import { resolveApiKey } from '../api-keys/api-keys.service';
+import * as repo from './auth.repo';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const tokenInvalid = (message = 'The token is invalid or expired') =>
+  new ApiError(401, 'Invalid token', message, { code: 'TOKEN_INVALID' });
+export const tokenUnverifiable = (message = 'The token could not be verified') =>
+  new ApiError(401, 'Invalid token', message, { code: 'TOKEN_VERIFICATION_FAILED' });
+
+/**
+ * Verifies an identity-provider ID token: RS256 only, against the configured provider's keys,
+ * issuer and audience; `token_use` must be `id` (an access token is refused).
+ */
+export async function verifyIdToken(
+  ctx: AppContext,
+  token: string,
+  opts: { ignoreExpiration?: boolean } = {},
+): Promise<jwt.JwtPayload> {
+  const v = ctx.idp.verification;
+  const decoded = jwt.decode(token, { complete: true });
+  if (!decoded || typeof decoded.payload === 'string') throw tokenUnverifiable();
+  if (decoded.header.alg !== 'RS256' || !decoded.header.kid) throw tokenUnverifiable('Only RS256 tokens from the identity provider are accepted');
+  const pem = await v.getPublicKey(decoded.header.kid);
+  if (!pem) throw tokenUnverifiable('The token was signed by an unknown key');
+  let claims: jwt.JwtPayload;
+  try {
+    claims = jwt.verify(token, pem, { algorithms: ['RS256'], issuer: v.issuer, ignoreExpiration: opts.ignoreExpiration }) as jwt.JwtPayload;
+  } catch (err) {
+    if (err instanceof jwt.TokenExpiredError) throw tokenInvalid('The token has expired');
+    if (err instanceof jwt.NotBeforeError) throw tokenInvalid('The token is not valid yet');
+    throw tokenUnverifiable();
+  }
+  if (claims.token_use !== 'id') throw tokenInvalid('Send the ID token, not the access token');
+  if (claims.aud !== v.audience) throw tokenInvalid('The token was issued to another client');
+  return claims;
+}
+
+const ROLES: PlatformRole[] = ['user', 'ambassador', 'staff', 'admin'];
+
+/**
+ * Maps verified claims to the account. Checked on every request (no cache), so suspension,
+ * bans, deactivation, a revoked session and sign-out-everywhere cut the token off at once.
+ */
+export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, credential: CredentialKind): Promise<Actor> {
+  const sub = claims.sub ?? '';
+  let owner: repo.CredentialOwnerRow | undefined;
+  if (ctx.idp.kind === 'local') {
+    const sessionId = typeof claims.origin_jti === 'string' && UUID.test(claims.origin_jti) ? claims.origin_jti : null;
+    if (!UUID.test(sub) || !sessionId) throw tokenInvalid();
+    owner = await repo.findOwnerById(ctx.db, sub, sessionId);
+    if (owner && (!owner.session_id || owner.session_revoked_at)) throw tokenInvalid('The session has been signed out');
+  } else {
+    owner = await repo.findOwnerBySubject(ctx.db, sub, typeof claims.email === 'string' ? claims.email : undefined);
+  }
+  if (!owner) throw tokenInvalid('The account no longer exists');
+  if (owner.status !== 'active') throw tokenInvalid(`The account is ${owner.status}`);
+  // iat has one-second resolution; compare in whole seconds.
+  if (owner.tokens_valid_after && (claims.iat ?? 0) < Math.floor(owner.tokens_valid_after.getTime() / 1000)) {
+    throw tokenInvalid('The session has been signed out');
+  }
+  return {
+    userId: owner.id,
+    email: owner.email,
+    roles: owner.roles.filter((r): r is PlatformRole => (ROLES as string[]).includes(r)),
+    credential,
+    emailVerified: owner.email_verified,
+    impersonatedBy: owner.impersonated_by ?? null,
+    apiKeyId: null,
+  };
+}
+
+export function hasSessionCookies(req: Request): boolean {
+  const c = (req.cookies ?? {}) as Record<string, unknown>;
+  return Boolean(c.id_token || c.access_token);
+}
+
+/** The cookie session's actor; throws 401 Invalid token when the cookies do not hold a live session. */
+export async function actorFromSessionCookies(ctx: AppContext, req: Request): Promise<Actor> {
+  const idToken = (req.cookies as Record<string, unknown> | undefined)?.id_token;
+  if (typeof idToken !== 'string' || !idToken) throw tokenInvalid('The session has expired');
+  return actorFromClaims(ctx, await verifyIdToken(ctx, idToken), 'session');
+}
+
+function bearerOf(req: Request): string | null {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+/** Cookies decide when present; else a bearer API key (`ak_live_`) or an ID token; else a guest. */
+export function createCredentialResolver(ctx: AppContext): CredentialResolver {
+  return {
+    async resolve(req) {
+      if (hasSessionCookies(req)) return actorFromSessionCookies(ctx, req);
+      const token = bearerOf(req);
+      if (!token) return null;
+      if (token.startsWith('ak_live_')) return resolveApiKey(ctx, token);
+      return actorFromClaims(ctx, await verifyIdToken(ctx, token), 'id_token');
+    },
+  };
+}

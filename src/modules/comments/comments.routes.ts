@@ -1,0 +1,83 @@
+import { defineRoutes, idParams, route } from '../../http/define-routes';
+import { clampPage } from './paging';
+import { commentEnvelope, commentList, createCommentBody, deletedAnswer, fundraiserIdParams, likeAnswer, listQuery } from './comments.schemas';
+import * as service from './comments.service';
+
+const likeDoc = 'Idempotent; answers the comment\'s like count and whether the caller likes it now. 404 for unknown or deleted comments and comments on campaigns the caller cannot read.';
+
+export default defineRoutes(
+  '',
+  [
+    route({
+      method: 'get',
+      path: '/fundraisers/:id/comments',
+      summary: 'Comments of a campaign',
+      description:
+        'Top-level comments newest first, paged ({ data, pagination }); each carries its replies (oldest first) in `replies`. A credential is optional: it fills liked_by_me (false for guests) and lets the owner read comments of an unpublished campaign. 404 when the campaign is not readable.',
+      auth: 'optional',
+      limiters: ['public'],
+      params: idParams,
+      query: listQuery,
+      response: commentList,
+      errors: [404],
+      handler: async ({ ctx, actor, params, query }) => {
+        const { limit, offset } = clampPage(query);
+        return service.listComments(ctx, actor, params.id, limit, offset);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/fundraisers/:fundraiserId/comments',
+      summary: 'Comment on a campaign',
+      description:
+        'Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable.',
+      auth: 'required',
+      flag: 'features.comments',
+      limiters: [{ name: 'gifs', when: (req) => Boolean((req.body as { gif_id?: unknown } | undefined)?.gif_id) }],
+      params: fundraiserIdParams,
+      body: createCommentBody,
+      status: 201,
+      response: commentEnvelope,
+      errors: [404],
+      handler: async ({ ctx, actor, params, body }) => ({ data: await service.createComment(ctx, actor!, params.fundraiserId, body) }),
+    }),
+    route({
+      method: 'delete',
+      path: '/comments/:id',
+      summary: 'Delete your comment',
+      description: 'Author only (403 for others, 404 when unknown or already deleted). The comment is hidden and kept; its replies are hidden with it.',
+      auth: 'required',
+      params: idParams,
+      response: deletedAnswer,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => service.deleteComment(ctx, actor!, params.id),
+    }),
+    route({
+      method: 'put',
+      path: '/comments/:id/like',
+      summary: 'Like a comment',
+      description: likeDoc,
+      auth: 'required',
+      flag: 'features.comments',
+      limiters: ['authenticated'],
+      params: idParams,
+      response: likeAnswer,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor!, params.id, true),
+    }),
+    route({
+      method: 'delete',
+      path: '/comments/:id/like',
+      summary: 'Remove your like from a comment',
+      description: likeDoc,
+      auth: 'required',
+      flag: 'features.comments',
+      limiters: ['authenticated'],
+      params: idParams,
+      response: likeAnswer,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor!, params.id, false),
+    }),
+  ],
+  { tag: 'comments' },
+);

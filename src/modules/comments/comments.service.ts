@@ -1,0 +1,113 @@
+import sanitizeHtml from 'sanitize-html';
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import { ApiError, notFound } from '../../http/errors';
+import { requireVerifiedEmail } from '../../http/verified-email';
+import { findById } from '../fundraisers/fundraisers.repo';
+import { canRead } from '../fundraisers/serialize';
+import * as repo from './comments.repo';
+import type { CommentRow } from './comments.repo';
+
+export function toComment(r: CommentRow) {
+  return {
+    id: r.id,
+    fundraiser_id: r.fundraiser_id,
+    parent_id: r.parent_id,
+    body: r.body,
+    gif_id: r.gif_id,
+    like_count: Number(r.like_count),
+    liked_by_me: Boolean(r.liked_by_me),
+    author: { id: r.user_id, name: r.author_name, avatar: r.author_avatar, profile_slug: r.author_profile_slug },
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}
+
+/** Comments are plain text: markup is dropped (script/style content included), text is kept as typed. */
+export function plainCommentText(input: string): string {
+  const stripped = sanitizeHtml(input, { allowedTags: [], allowedAttributes: {} });
+  return stripped
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .trim();
+}
+
+/** The campaign, if the caller may read it (comments exist only on readable campaigns). */
+export async function readableCampaign(ctx: AppContext, actor: Actor | null, fundraiserId: string) {
+  const f = await findById(ctx.db, fundraiserId);
+  if (!f || !canRead(f, actor)) throw notFound('Fundraiser');
+  return f;
+}
+
+export async function listComments(ctx: AppContext, actor: Actor | null, fundraiserId: string, limit: number, offset: number) {
+  await readableCampaign(ctx, actor, fundraiserId);
+  const viewer = actor?.userId ?? null;
+  const { rows, total } = await repo.listTopLevel(ctx.db, fundraiserId, viewer, limit, offset);
+  const replies = await repo.repliesOf(ctx.db, rows.map((r) => r.id), viewer);
+  const byParent = new Map<string, ReturnType<typeof toComment>[]>();
+  for (const r of replies) {
+    const list = byParent.get(r.parent_id!) ?? [];
+    list.push(toComment(r));
+    byParent.set(r.parent_id!, list);
+  }
+  return {
+    data: rows.map((r) => ({ ...toComment(r), replies: byParent.get(r.id) ?? [] })),
+    pagination: { limit, offset, total },
+  };
+}
+
+export async function createComment(
+  ctx: AppContext,
+  actor: Actor,
+  fundraiserId: string,
+  input: { body: string; parent_id?: string | null; gif_id?: string | null },
+) {
+  requireVerifiedEmail(actor);
+  const f = await readableCampaign(ctx, actor, fundraiserId);
+  if (f.deleted_at) throw notFound('Fundraiser');
+  const body = plainCommentText(input.body);
+  const gif = input.gif_id ?? null;
+  if (!body && !gif) {
+    throw new ApiError(400, 'Validation failed', 'body.body: a comment needs text or a GIF', {
+      details: [{ path: 'body.body', message: 'a comment needs text or a GIF' }],
+    });
+  }
+  let parentId: string | null = null;
+  if (input.parent_id) {
+    const parent = await repo.findOne(ctx.db, input.parent_id, null);
+    if (!parent || parent.fundraiser_id !== f.id) {
+      throw new ApiError(400, 'Validation failed', 'body.parent_id: no such comment on this campaign', {
+        details: [{ path: 'body.parent_id', message: 'no such comment on this campaign' }],
+      });
+    }
+    // One level of threading: a reply to a reply joins its top-level thread.
+    parentId = parent.parent_id ?? parent.id;
+  }
+  const id = await repo.insert(ctx.db, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
+  return toComment((await repo.findOne(ctx.db, id, actor.userId))!);
+}
+
+/** A visible comment on a campaign the caller may read, else 404. */
+async function visibleComment(ctx: AppContext, actor: Actor, id: string): Promise<CommentRow> {
+  const c = await repo.findOne(ctx.db, id, actor.userId);
+  if (!c) throw notFound('Comment');
+  const f = await findById(ctx.db, c.fundraiser_id);
+  if (!f || !canRead(f, actor)) throw notFound('Comment');
+  return c;
+}
+
+export async function deleteComment(ctx: AppContext, actor: Actor, id: string) {
+  const c = await visibleComment(ctx, actor, id);
+  if (c.user_id !== actor.userId) throw new ApiError(403, 'Forbidden', 'Only the author can delete this comment');
+  await repo.softDelete(ctx.db, c.id);
+  return { message: 'Comment deleted', id: c.id };
+}
+
+export async function setLike(ctx: AppContext, actor: Actor, id: string, liked: boolean) {
+  const c = await visibleComment(ctx, actor, id);
+  const like_count = await ctx.db.transaction((trx) => repo.setLike(trx, c.id, actor.userId, liked));
+  return { like_count, liked };
+}

@@ -1,0 +1,111 @@
+import type { Request } from 'express';
+import { ApiError } from '../../http/errors';
+
+/**
+ * GET /fundraisers query rules. The list never 500s on odd input: repeated parameters use the
+ * first value (except `near`, where repetition is an error by spec), numbers are clamped, and
+ * unknown parameters are ignored.
+ */
+
+export const LANGS = ['en', 'ru', 'uk', 'es'] as const;
+export type Lang = (typeof LANGS)[number];
+export const STATUS_VALUES = ['active', 'closed', 'ended', 'all'] as const;
+export type StatusFilter = 'active' | 'closed' | 'all';
+
+export const LIMIT_DEFAULT = 20;
+export const LIMIT_MAX = 100;
+export const RADIUS_DEFAULT = 20;
+export const RADIUS_MIN = 1;
+export const RADIUS_MAX = 100;
+const OFFSET_MAX = 1_000_000_000;
+const Q_MAX = 200;
+
+type Raw = string | string[] | undefined;
+
+export function first(v: unknown): string | undefined {
+  if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function isLang(v: unknown): v is Lang {
+  return typeof v === 'string' && (LANGS as readonly string[]).includes(v);
+}
+
+/** `lang` query, then the `lang` cookie, then Accept-Language; null when none names a locale. */
+export function resolveLang(req: Request, queryLang: unknown): Lang | null {
+  const q = first(queryLang)?.trim().toLowerCase();
+  if (isLang(q)) return q;
+  const cookie = (req.cookies as Record<string, unknown> | undefined)?.lang;
+  const c = typeof cookie === 'string' ? cookie.trim().toLowerCase() : undefined;
+  if (isLang(c)) return c;
+  if (req.headers['accept-language']) {
+    const best = req.acceptsLanguages([...LANGS]);
+    if (isLang(best)) return best;
+  }
+  return null;
+}
+
+export function parseStatus(v: Raw): StatusFilter {
+  const s = first(v);
+  if (s === undefined || s === '') return 'all';
+  if (s === 'active' || s === 'all') return s;
+  if (s === 'closed' || s === 'ended') return 'closed';
+  throw new ApiError(400, 'Invalid status', `status must be one of ${STATUS_VALUES.join(', ')}`, {
+    allowed: [...STATUS_VALUES],
+  });
+}
+
+/** 1..100; larger is 100; missing, zero, negative or non-numeric is 20. */
+export function parseLimit(v: Raw): number {
+  const s = first(v)?.trim();
+  const n = s ? Number(s) : NaN;
+  if (!Number.isFinite(n)) return LIMIT_DEFAULT;
+  const i = Math.trunc(n);
+  if (i <= 0) return LIMIT_DEFAULT;
+  return Math.min(i, LIMIT_MAX);
+}
+
+/** 0 or more; negative or non-numeric is 0. */
+export function parseOffset(v: Raw): number {
+  const s = first(v)?.trim();
+  const n = s ? Number(s) : NaN;
+  if (!Number.isFinite(n) || n < 0) return 0;
+  return Math.min(Math.trunc(n), OFFSET_MAX);
+}
+
+/** true | false (also 1 | 0, any case); anything else means "both". */
+export function parseProjects(v: Raw): boolean | null {
+  const s = first(v)?.trim().toLowerCase();
+  if (s === 'true' || s === '1') return true;
+  if (s === 'false' || s === '0') return false;
+  return null;
+}
+
+export function parseQ(v: Raw): string | null {
+  const s = first(v)?.replace(/\s+/g, ' ').trim();
+  return s ? s.slice(0, Q_MAX) : null;
+}
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+/** `<lat>,<lng>` in decimal degrees; invalid, empty or repeated answers 400 invalid_near. */
+export function parseNear(v: unknown): { lat: number; lng: number } | null {
+  if (v === undefined) return null;
+  const bad = (why: string) =>
+    new ApiError(400, 'invalid_near', `near must be "<lat>,<lng>" with latitude -90..90 and longitude -180..180 (${why})`);
+  if (typeof v !== 'string') throw bad('given more than once');
+  const parts = v.split(',').map((p) => p.trim());
+  if (parts.length !== 2 || !DECIMAL.test(parts[0]!) || !DECIMAL.test(parts[1]!)) throw bad('not two decimal numbers');
+  const lat = Number(parts[0]);
+  const lng = Number(parts[1]);
+  if (lat < -90 || lat > 90 || lng < -180 || lng > 180) throw bad('out of range');
+  return { lat, lng };
+}
+
+/** 1..100, default 20; larger is 100, smaller is 1, non-numeric is 20. */
+export function parseRadius(v: Raw): number {
+  const s = first(v)?.trim();
+  const n = s ? Number(s) : NaN;
+  if (!Number.isFinite(n)) return RADIUS_DEFAULT;
+  return Math.min(RADIUS_MAX, Math.max(RADIUS_MIN, n));
+}

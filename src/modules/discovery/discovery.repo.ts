@@ -1,0 +1,237 @@
+import type { Db } from '../../db/knex';
+import type { Lang, StatusFilter } from './discovery.params';
+
+/**
+ * The list base filter. It is, word for word, the predicate of the partial indexes of migration
+ * 20261122050100, so the planner can use them: public, not deleted, active or ended.
+ */
+const LISTABLE = `f.deleted_at is null and f.visibility = 'public' and f.status in ('active','ended')`;
+const LIVE = `f.status = 'active' and (f.end_date is null or f.end_date >= current_date)`;
+const CLOSED = `(f.status = 'ended' or (f.status = 'active' and f.end_date < current_date))`;
+const EARTH_RADIUS_MI = 3958.7613;
+
+export interface ListFilter {
+  status: StatusFilter;
+  categoryIds: number[] | null; // null = any category
+  q: string | null;
+  projects: boolean | null;
+  sort: 'raised' | 'newest';
+  lang: Lang | null;
+  limit: number;
+  offset: number;
+  near: { lat: number; lng: number; radiusMi: number } | null;
+}
+
+export interface CardRow {
+  id: string;
+  title: string;
+  slug: string;
+  summary: string | null;
+  goal_amount_cents: number;
+  raised_cents: number;
+  currency: string;
+  status: 'active' | 'ended';
+  type: 'personal' | 'for_others' | 'charity';
+  is_project: boolean;
+  category_id: number | null;
+  category_name: string | null;
+  cover_image: string | null;
+  cover_image_focal_x: number | null;
+  cover_image_focal_y: number | null;
+  cover_tint: string | null;
+  location: string | null;
+  end_date: string | null;
+  donor_count: number;
+  owner_id: string;
+  owner_name: string | null;
+  owner_avatar: string | null;
+  owner_profile_slug: string | null;
+  created_at: Date;
+  distance_mi?: number;
+}
+
+// websearch_to_tsquery never raises on user input (quotes, & | ! :* are plain text to it); the
+// four configurations match a document indexed in any of the campaign languages.
+const TSQUERY = `(websearch_to_tsquery('english', ?) || websearch_to_tsquery('russian', ?)
+  || websearch_to_tsquery('spanish', ?) || websearch_to_tsquery('simple', ?))`;
+
+/** Bounding box around a point; longitude is left open near the poles and across ±180. */
+function boundingBox(lat: number, lng: number, radiusMi: number) {
+  const dLat = radiusMi / 69.0;
+  const cos = Math.cos((lat * Math.PI) / 180);
+  const dLng = cos > 0.01 ? radiusMi / (69.172 * cos) : 360;
+  const lngMin = lng - dLng;
+  const lngMax = lng + dLng;
+  return {
+    latMin: lat - dLat,
+    latMax: lat + dLat,
+    lng: lngMin < -180 || lngMax > 180 ? null : { min: lngMin, max: lngMax },
+  };
+}
+
+/** Letter/digit words of q for the trigram fallback (at most 8, each at least 2 characters). */
+export function searchWords(q: string): string[] {
+  return (q.match(/[\p{L}\p{N}]{2,}/gu) ?? []).slice(0, 8).map((w) => w.slice(0, 50));
+}
+
+interface Built {
+  where: string[];
+  bindings: unknown[];
+}
+
+function filters(f: ListFilter): Built {
+  const where = [LISTABLE];
+  const bindings: unknown[] = [];
+  if (f.status === 'active') where.push(LIVE);
+  if (f.status === 'closed') where.push(CLOSED);
+  if (f.categoryIds) {
+    where.push(`f.category_id = any(?::int[])`);
+    bindings.push(`{${f.categoryIds.join(',')}}`); // array literal: knex.raw would expand a JS array
+  }
+  if (f.projects !== null) {
+    where.push('f.is_project = ?');
+    bindings.push(f.projects);
+  }
+  if (f.q) {
+    // Full text (stemmed, ranked, websearch syntax) or, for short and misspelled words, every
+    // word of q similar to a word of the title (pg_trgm word similarity, GIN-indexed).
+    const words = searchWords(f.q);
+    const fuzzy = words.length ? ` or (${words.map(() => '? <% f.title').join(' and ')})` : '';
+    where.push(`(f.search_vector @@ ${TSQUERY}${fuzzy})`);
+    bindings.push(f.q, f.q, f.q, f.q, ...words);
+  }
+  if (f.near) {
+    const box = boundingBox(f.near.lat, f.near.lng, f.near.radiusMi);
+    where.push('f.location_lat is not null and f.location_lng is not null');
+    where.push('f.location_lat between ? and ?');
+    bindings.push(box.latMin, box.latMax);
+    if (box.lng) {
+      where.push('f.location_lng between ? and ?');
+      bindings.push(box.lng.min, box.lng.max);
+    }
+  }
+  return { where, bindings };
+}
+
+function distanceSql(): string {
+  return `(${EARTH_RADIUS_MI} * 2 * asin(least(1, sqrt(
+    power(sin(radians(f.location_lat - ?) / 2), 2)
+    + cos(radians(?)) * cos(radians(f.location_lat)) * power(sin(radians(f.location_lng - ?) / 2), 2)))))`;
+}
+
+/** One page of cards plus the total, for the filters of GET /fundraisers. */
+export async function listCards(db: Db, f: ListFilter): Promise<{ rows: CardRow[]; total: number }> {
+  const { where, bindings } = filters(f);
+  const lang = f.lang ?? 'en';
+  const select: string[] = [];
+  const selectBindings: unknown[] = [];
+  let order: string;
+  const orderBindings: unknown[] = [];
+
+  if (f.near) {
+    select.push(`${distanceSql()} as distance_mi`);
+    selectBindings.push(f.near.lat, f.near.lat, f.near.lng);
+    order = 'distance_mi asc, f.raised_cents desc, f.created_at desc, f.id desc';
+  } else if (f.sort === 'raised') {
+    // An explicit sort wins over the search rank; search then only filters.
+    order = 'f.raised_cents desc, f.created_at desc, f.id desc';
+  } else if (f.q) {
+    // A title hit (weight A) outranks a story hit (weight D); title similarity lifts trigram-only hits.
+    order = `(ts_rank(f.search_vector, ${TSQUERY}) + 0.5 * word_similarity(?, f.title)) desc, f.created_at desc, f.id desc`;
+    orderBindings.push(f.q, f.q, f.q, f.q, f.q);
+  } else {
+    order = 'f.created_at desc, f.id desc';
+  }
+
+  const base = `from fundraisers f where ${where.join(' and ')}`;
+  // The page: ids (and distance) first from the indexed filter, then the display joins for 20 rows.
+  const pageInner = `select f.id, f.created_at, f.raised_cents${select.length ? ', ' + select.join(', ') : ''} ${base}`;
+  const pageSql = f.near
+    ? `select * from (${pageInner}) p where p.distance_mi <= ? order by p.distance_mi asc, p.raised_cents desc, p.created_at desc, p.id desc limit ? offset ?`
+    : `select f.id ${base} order by ${order} limit ? offset ?`;
+  const pageBindings = f.near
+    ? [...selectBindings, ...bindings, f.near.radiusMi, f.limit, f.offset]
+    : [...bindings, ...orderBindings, f.limit, f.offset];
+
+  const countSql = f.near
+    ? `select count(*)::int as n from (${pageInner}) p where p.distance_mi <= ?`
+    : `select count(*)::int as n ${base}`;
+  const countBindings = f.near ? [...selectBindings, ...bindings, f.near.radiusMi] : bindings;
+
+  const [page, count] = await Promise.all([
+    db.raw(pageSql, pageBindings as any[]),
+    db.raw(countSql, countBindings as any[]),
+  ]);
+  const ids: Array<{ id: string; distance_mi?: number }> = page.rows;
+  const total = Number(count.rows[0]?.n ?? 0);
+  if (ids.length === 0) return { rows: [], total };
+
+  const details = await db.raw(
+    `select f.id, coalesce(tr.title, f.title) as title, f.slug, coalesce(tr.summary, f.summary) as summary,
+        f.goal_amount_cents, f.raised_cents, f.currency, f.status, f.type, f.is_project, f.category_id,
+        coalesce(c.names->>?, c.names->>'en') as category_name, f.cover_image, f.cover_image_focal_x,
+        f.cover_image_focal_y, f.cover_tint, f.location, to_char(f.end_date, 'YYYY-MM-DD') as end_date,
+        f.donor_count, u.id as owner_id, u.name as owner_name, u.avatar as owner_avatar,
+        u.profile_slug as owner_profile_slug, f.created_at
+      from fundraisers f
+      join users u on u.id = f.owner_user_id
+      left join categories c on c.id = f.category_id
+      left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language
+      where f.id = any(?::uuid[])`,
+    [lang, f.lang ?? '', `{${ids.map((r) => r.id).join(',')}}`],
+  );
+  const byId = new Map<string, CardRow>(details.rows.map((r: CardRow) => [r.id, r]));
+  const rows: CardRow[] = [];
+  for (const r of ids) {
+    const d = byId.get(r.id);
+    if (!d) continue;
+    rows.push(r.distance_mi === undefined ? d : { ...d, distance_mi: Number(r.distance_mi) });
+  }
+  return { rows, total };
+}
+
+/** Category ids matching an id, a slug or a name in any locale (case-insensitive). */
+export async function findCategoryIds(db: Db, value: string): Promise<number[]> {
+  const v = value.trim();
+  const asId = /^\d{1,9}$/.test(v) ? Number(v) : -1;
+  const r = await db.raw(
+    `select id from categories
+      where id = ? or lower(slug) = lower(?)
+         or exists (select 1 from jsonb_each_text(names) n where lower(n.value) = lower(?))`,
+    [asId, v, v],
+  );
+  return r.rows.map((x: { id: number }) => x.id);
+}
+
+export interface CityRow {
+  label: string;
+  lat: number;
+  lng: number;
+  count: number;
+}
+
+/** One row per city with at least one live public campaign, most campaigns first, then label. */
+export async function cityRows(db: Db): Promise<CityRow[]> {
+  const r = await db.raw(
+    `select f.location_label as label,
+        round(avg(f.location_lat)::numeric, 2)::float8 as lat,
+        round(avg(f.location_lng)::numeric, 2)::float8 as lng,
+        count(*)::int as count
+      from fundraisers f
+      where ${LISTABLE} and ${LIVE}
+        and f.location_label is not null and f.location_lat is not null and f.location_lng is not null
+      group by f.location_label
+      order by count desc, label asc`,
+  );
+  return r.rows;
+}
+
+export interface CategoryRow {
+  id: number;
+  slug: string;
+  names: Record<string, string>;
+}
+
+export async function categories(db: Db): Promise<CategoryRow[]> {
+  return db('categories').select('id', 'slug', 'names').orderBy([{ column: 'sort_order' }, { column: 'id' }]);
+}

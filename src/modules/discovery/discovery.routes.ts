@@ -1,0 +1,133 @@
+import { defineRoutes, route } from '../../http/define-routes';
+import { ApiError } from '../../http/errors';
+import { lookupZip } from '../../integrations/geo';
+import * as params from './discovery.params';
+import * as repo from './discovery.repo';
+import {
+  categoriesResponse,
+  citiesResponse,
+  langQuery,
+  listQuery,
+  listResponse,
+  zipParams,
+  zipResponse,
+} from './discovery.schemas';
+
+const CITIES_TTL_SECONDS = 300;
+const ZIP_TTL_SECONDS = 86_400;
+
+function toCard(r: repo.CardRow) {
+  const goal = Number(r.goal_amount_cents);
+  const raised = Number(r.raised_cents);
+  return {
+    id: r.id,
+    title: r.title,
+    slug: r.slug,
+    summary: r.summary,
+    goal_amount_cents: goal,
+    total_raised_cents: raised,
+    percentage_funded: goal > 0 ? Math.round((raised / goal) * 1000) / 10 : 0,
+    currency: r.currency,
+    status: r.status,
+    type: r.type,
+    is_project: r.is_project,
+    category: r.category_id === null ? null : String(r.category_id),
+    category_name: r.category_name,
+    cover_image: r.cover_image,
+    cover_image_focal_x: r.cover_image_focal_x,
+    cover_image_focal_y: r.cover_image_focal_y,
+    cover_tint: r.cover_tint,
+    location: r.location,
+    end_date: r.end_date,
+    donor_count: r.donor_count,
+    owner: { id: r.owner_id, name: r.owner_name, avatar: r.owner_avatar, profile_slug: r.owner_profile_slug },
+    created_at: new Date(r.created_at).toISOString(),
+    ...(r.distance_mi === undefined ? {} : { distance_mi: Math.round(r.distance_mi * 10) / 10 }),
+  };
+}
+
+// Mounted before the fundraisers module so /fundraisers/cities wins over /fundraisers/:id.
+export default defineRoutes(
+  '',
+  [
+    route({
+      method: 'get',
+      path: '/fundraisers',
+      summary: 'List public campaigns (FundraiserCard), with search, filters and near-me',
+      description:
+        'Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value ' +
+        '(except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language.',
+      auth: 'optional',
+      limiters: ['public'],
+      query: listQuery,
+      response: listResponse,
+      handler: async ({ req, db, query }) => {
+        const near = params.parseNear(req.query.near);
+        const status = params.parseStatus(query.status);
+        const categoryValue = params.first(query.category)?.trim();
+        const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
+        const filter: repo.ListFilter = {
+          status,
+          categoryIds,
+          q: params.parseQ(query.q),
+          projects: params.parseProjects(query.projects),
+          sort: params.first(query.sort) === 'raised' ? 'raised' : 'newest',
+          lang: params.resolveLang(req, query.lang),
+          limit: params.parseLimit(query.limit),
+          offset: params.parseOffset(query.offset),
+          near: near ? { ...near, radiusMi: params.parseRadius(query.radius_mi) } : null,
+        };
+        const pagination = { limit: filter.limit, offset: filter.offset };
+        // An unknown category matches nothing (not an error: the list ignores what it cannot use).
+        if (categoryIds && categoryIds.length === 0) return { data: [], pagination: { ...pagination, total: 0 } };
+        const { rows, total } = await repo.listCards(db, filter);
+        return { data: rows.map(toCard), pagination: { ...pagination, total } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/fundraisers/cities',
+      summary: 'Cities with at least one active public campaign, with a campaign count',
+      description: "Label 'City, ST' in the US, 'City, Country' elsewhere; lat/lng 2 decimals; count desc then label. Cached 5 minutes.",
+      auth: 'none',
+      limiters: ['public'],
+      response: citiesResponse,
+      handler: async ({ ctx }) => ({
+        data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => repo.cityRows(ctx.db)),
+      }),
+    }),
+    route({
+      method: 'get',
+      path: '/locations/zip/:zip',
+      summary: 'Look up a 5-digit US ZIP code',
+      auth: 'none',
+      limiters: ['public'],
+      params: zipParams,
+      response: zipResponse,
+      errors: [404],
+      handler: async ({ ctx, params: p, res }) => {
+        if (!/^\d{5}$/.test(p.zip)) throw new ApiError(400, 'Invalid ZIP', 'zip must be a 5-digit US ZIP code');
+        const hit = await ctx.cache.wrap(`discovery:zip:${p.zip}`, ZIP_TTL_SECONDS, async () => lookupZip(p.zip));
+        if (!hit) throw new ApiError(404, 'Not found', `ZIP ${p.zip} not found`);
+        res.setHeader('Cache-Control', 'public, max-age=86400');
+        return { data: hit };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/categories',
+      summary: 'Campaign categories with names in the requested language',
+      description: 'Language: `lang` (en, ru, uk, es), else the `lang` cookie, else Accept-Language, else en.',
+      auth: 'none',
+      limiters: ['public'],
+      query: langQuery,
+      response: categoriesResponse,
+      handler: async ({ req, ctx, query }) => {
+        const lang = params.resolveLang(req, query.lang) ?? 'en';
+        const rows = await ctx.cache.wrap('discovery:categories', 300, () => repo.categories(ctx.db));
+        return { data: rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug })) };
+      },
+    }),
+  ],
+  { tag: 'discovery' },
+);

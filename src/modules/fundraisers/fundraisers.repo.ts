@@ -1,0 +1,205 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import { SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
+import { slugify, slugSuffix } from './slug';
+
+type Q = Db | Knex.Transaction;
+
+/** A fundraisers row (columns as stored). */
+export interface FundraiserRow {
+  id: string;
+  owner_user_id: string;
+  org_id: string | null;
+  title: string;
+  slug: string;
+  summary: string | null;
+  story_html: string | null;
+  goal_amount_cents: number;
+  currency: string;
+  status: 'draft' | 'pending' | 'active' | 'paused' | 'ended' | 'rejected';
+  visibility: 'public' | 'unlisted' | 'private';
+  type: 'personal' | 'for_others' | 'charity';
+  is_project: boolean;
+  category_id: number | null;
+  tags: string[] | null;
+  cover_image: string | null;
+  cover_image_focal_x: number | null;
+  cover_image_focal_y: number | null;
+  images: string[] | null;
+  video_url: string | null;
+  location: string | null;
+  location_lat: number | null;
+  location_lng: number | null;
+  location_label: string | null;
+  beneficiary_name: string | null;
+  beneficiary_contact: string | null;
+  source_language: string;
+  end_date: Date | string | null;
+  approved_at: Date | null;
+  goal_reached_at: Date | null;
+  cover_tint: string | null;
+  raised_cents: number;
+  donor_count: number;
+  donation_count: number;
+  shares_count: number;
+  submitted_at: Date | null;
+  reviewed_at: Date | null;
+  reviewed_by: string | null;
+  review_rejection_reasons: string[] | null;
+  deleted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OwnerProfile {
+  id: string;
+  name: string | null;
+  avatar: string | null;
+  email_verified: boolean;
+  profile_slug: string | null;
+  locale: string;
+  private_contact_verified_at: Date | null;
+}
+
+export async function findById(db: Q, id: string): Promise<FundraiserRow | undefined> {
+  return db('fundraisers').where({ id }).first();
+}
+
+export async function findByIdForUpdate(trx: Knex.Transaction, id: string): Promise<FundraiserRow | undefined> {
+  return trx('fundraisers').where({ id }).forUpdate().first();
+}
+
+export async function findBySlug(db: Q, slug: string): Promise<FundraiserRow | undefined> {
+  return db('fundraisers').where({ slug: slug.toLowerCase() }).first();
+}
+
+export async function userProfile(db: Q, id: string): Promise<OwnerProfile | undefined> {
+  return db('users')
+    .where({ id })
+    .first('id', 'name', 'avatar', 'email_verified', 'profile_slug', 'locale', 'private_contact_verified_at');
+}
+
+/** The caller's live drafts (the unverified-caller draft limit). */
+export async function countDrafts(db: Q, ownerId: string): Promise<number> {
+  const r = await db('fundraisers').where({ owner_user_id: ownerId, status: 'draft' }).whereNull('deleted_at').count<{ n: string }[]>({ n: '*' });
+  return Number(r[0]?.n ?? 0);
+}
+
+/** Category id for an id (number or digits) or a slug; null when unknown. */
+export async function resolveCategoryId(db: Q, value: string | number): Promise<number | null> {
+  const asId = typeof value === 'number' ? value : /^\d{1,9}$/.test(value) ? Number(value) : null;
+  const row = asId !== null
+    ? await db('categories').where({ id: asId }).first('id')
+    : await db('categories').whereRaw('lower(slug) = ?', [String(value).toLowerCase()]).first('id');
+  return row ? (row.id as number) : null;
+}
+
+export async function categoryName(db: Q, id: number | null, lang: Lang): Promise<string | null> {
+  if (id === null) return null;
+  const row = await db('categories').where({ id }).first('names', 'slug');
+  if (!row) return null;
+  const names = (row.names ?? {}) as Record<string, string>;
+  return names[lang] ?? names.en ?? row.slug ?? null;
+}
+
+export async function translation(
+  db: Q,
+  id: string,
+  lang: Lang,
+): Promise<{ title: string | null; summary: string | null; story_html: string | null } | undefined> {
+  return db('fundraiser_translations').where({ fundraiser_id: id, lang }).first('title', 'summary', 'story_html');
+}
+
+/**
+ * Inserts with a slug unique among all campaigns: the title's slug, or that slug plus a short
+ * random suffix on a clash (ON CONFLICT, so concurrent creates cannot collide).
+ */
+export async function insertWithUniqueSlug(trx: Knex.Transaction, title: string, row: Record<string, unknown>): Promise<FundraiserRow> {
+  const base = slugify(title);
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    const slug = attempt === 0 ? base : `${base}-${slugSuffix()}`;
+    const inserted = await trx('fundraisers').insert({ ...row, slug }).onConflict('slug').ignore().returning('*');
+    if (inserted[0]) return inserted[0] as FundraiserRow;
+  }
+  throw new Error('could not allocate a unique slug');
+}
+
+export async function update(trx: Q, id: string, patch: Record<string, unknown>): Promise<FundraiserRow> {
+  const [row] = await trx('fundraisers')
+    .where({ id })
+    .update({ ...patch, updated_at: trx.fn.now() })
+    .returning('*');
+  return row as FundraiserRow;
+}
+
+// ---- shares -------------------------------------------------------------------------------
+
+export async function recordShare(trx: Knex.Transaction, id: string, userId: string | null, channel: ShareChannel): Promise<number> {
+  await trx('fundraiser_shares').insert({ fundraiser_id: id, user_id: userId, channel });
+  const [row] = await trx('fundraisers').where({ id }).increment('shares_count', 1).returning('shares_count');
+  return Number(row.shares_count);
+}
+
+export interface ChannelStats {
+  shares: number;
+  visits: number;
+  donations: number;
+  raised_cents: number;
+}
+
+const zero = (): ChannelStats => ({ shares: 0, visits: 0, donations: 0, raised_cents: 0 });
+
+/**
+ * Per-channel shares and visits through shared links. Gifts attributed to a channel come with the
+ * money work (donations do not exist yet): donations and raised_cents are 0 until then.
+ */
+export async function shareChannelStats(db: Q, id: string) {
+  const [shares, visits] = await Promise.all([
+    db('fundraiser_shares').where({ fundraiser_id: id }).groupBy('channel').select('channel').count<{ channel: string; n: string }[]>({ n: '*' }),
+    db('fundraiser_share_visits').where({ fundraiser_id: id }).groupBy('channel').select('channel').count<{ channel: string | null; n: string }[]>({ n: '*' }),
+  ]);
+  const channels = Object.fromEntries(SHARE_CHANNELS.map((c) => [c, zero()])) as Record<ShareChannel, ChannelStats>;
+  const unattributed = zero();
+  const bucket = (c: string | null) => (c === null ? unattributed : channels[(SHARE_CHANNELS as readonly string[]).includes(c) ? (c as ShareChannel) : 'other']);
+  for (const s of shares) bucket(s.channel).shares += Number(s.n);
+  for (const v of visits) bucket(v.channel).visits += Number(v.n);
+  const total = zero();
+  for (const s of [...Object.values(channels), unattributed]) {
+    total.shares += s.shares;
+    total.visits += s.visits;
+    total.donations += s.donations;
+    total.raised_cents += s.raised_cents;
+  }
+  return { total, channels, unattributed };
+}
+
+/** All-time visits through shared links and through endorsers' links (gifts: with the money work). */
+export async function shareImpact(db: Q, id: string) {
+  const [r] = await db('fundraiser_share_visits')
+    .where({ fundraiser_id: id })
+    .select(db.raw('count(*)::int as visits'), db.raw('count(*) filter (where via_endorser)::int as endorser_visits'));
+  return { visits: Number(r?.visits ?? 0), endorser_visits: Number(r?.endorser_visits ?? 0), donations: 0, raised_cents: 0 };
+}
+
+// ---- staff review queue -------------------------------------------------------------------
+
+export async function pendingQueue(db: Q, limit: number, offset: number): Promise<{ rows: FundraiserRow[]; total: number }> {
+  const base = db('fundraisers').where({ status: 'pending' }).whereNull('deleted_at');
+  const [rows, count] = await Promise.all([
+    base.clone().orderByRaw('coalesce(submitted_at, created_at) asc, id asc').limit(limit).offset(offset).select('*'),
+    base.clone().count<{ n: string }[]>({ n: '*' }),
+  ]);
+  return { rows: rows as FundraiserRow[], total: Number(count[0]?.n ?? 0) };
+}
+
+// ---- cover tint job -----------------------------------------------------------------------
+
+export async function coverOf(db: Q, id: string): Promise<string | null> {
+  const row = await db('fundraisers').where({ id }).whereNull('deleted_at').first('cover_image');
+  return row?.cover_image ?? null;
+}
+
+/** Stores the tint only if the cover is still the one it was computed from. */
+export async function setCoverTint(db: Q, id: string, coverImage: string, tint: string | null): Promise<void> {
+  await db('fundraisers').where({ id, cover_image: coverImage }).update({ cover_tint: tint });
+}

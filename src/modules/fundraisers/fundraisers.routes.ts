@@ -1,0 +1,193 @@
+import { defineRoutes, idParams, route } from '../../http/define-routes';
+import * as repo from './fundraisers.repo';
+import {
+  createBody,
+  deletedSchema,
+  detailQuery,
+  fundraiserEnvelope,
+  shareBody,
+  shareChannelsSchema,
+  shareCreatedSchema,
+  shareImpactSchema,
+  slugParams,
+  statsSchema,
+  updateBody,
+} from './fundraisers.schemas';
+import * as service from './fundraisers.service';
+import { buildDetail, percentageFunded } from './serialize';
+import { totalsOf } from './totals';
+
+const CREATE_DOC = `Status rules: \`draft\` saves a draft (publish gate skipped; an unverified caller may hold at most 5 drafts,
+403 UNVERIFIED_DRAFT_LIMIT beyond). Status omitted saves a draft too (it never publishes); the review still runs so
+the owner's trustStatus shows what publishing would say. \`active\` runs the publish gate: pass -> active (approved_at set),
+flag -> pending, block -> 403 { code: 'PUBLISH_GATE_FAILED', reasons: [code...], messages: [{ code, message, field? }] }
+and nothing is created. \`pending\` runs the gate and, unless blocked, sends the campaign to staff review. Publishing
+(active/pending) needs a verified email (403 EMAIL_NOT_VERIFIED). Gate: profile readiness (name, verified email,
+verified private contact), at least one image (cover_image or images), reasonability (goal $1-$10M, end_date in the
+future and within one year, title >= 5 characters, story >= 20 characters of text) and the content review (banned
+content, duplicates). story_html is sanitised (allow-list p, br, strong, b, em, i, u, s, a, ul, ol, li, blockquote,
+h2, h3, img; http/https/mailto links only, no protocol-relative URLs; links get rel="noopener noreferrer" target="_blank").
+A non-null video_url needs flag features.fundraiser_video (403 with feature_key). Unknown fields are ignored.`;
+
+const UPDATE_DOC = `Owner only (others, and deleted campaigns, 404). Needs a verified email (403 EMAIL_NOT_VERIFIED) unless
+the campaign is a draft and the body sends no status or \`draft\`. Status moves: draft -> active (gate: pass active,
+flag pending, block 403 PUBLISH_GATE_FAILED, nothing changed) or pending (gate; unless blocked, pending);
+active -> paused | ended; paused -> active (resume) | ended; active/paused/ended -> draft unless the campaign has
+collected money (409 FUNDS_COLLECTED); pending and rejected change only through staff review; any other move 409
+INVALID_STATUS_TRANSITION. Content edits re-run the review; on a live campaign a blocking result refuses the edit (403).`;
+
+export default defineRoutes(
+  '/fundraisers',
+  [
+    route({
+      method: 'post',
+      path: '/',
+      summary: 'Create a fundraiser (draft, or publish through the gate)',
+      description: CREATE_DOC,
+      auth: 'required',
+      flag: 'features.fundraiser_creation',
+      body: createBody,
+      status: 201,
+      response: fundraiserEnvelope,
+      errors: [403],
+      handler: async ({ ctx, actor, body }) => {
+        const row = await service.createFundraiser(ctx, actor!, body);
+        return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/slug/:slug',
+      summary: 'Fundraiser by slug, with the slug-only fields',
+      description:
+        'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner.',
+      auth: 'optional',
+      limiters: ['public'],
+      params: slugParams,
+      query: detailQuery,
+      response: fundraiserEnvelope,
+      errors: [404],
+      handler: async ({ ctx, actor, params, query }) => {
+        const row = await service.readable(ctx, actor, { slug: params.slug });
+        return { data: await buildDetail(ctx, row, { actor, lang: query.lang, slugRead: true }) };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id',
+      summary: 'Fundraiser by id',
+      description:
+        'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation.',
+      auth: 'optional',
+      limiters: ['public'],
+      params: idParams,
+      query: detailQuery,
+      response: fundraiserEnvelope,
+      errors: [404],
+      handler: async ({ ctx, actor, params, query }) => {
+        const row = await service.readable(ctx, actor, { id: params.id });
+        return { data: await buildDetail(ctx, row, { actor, lang: query.lang, slugRead: false }) };
+      },
+    }),
+    route({
+      method: 'patch',
+      path: '/:id',
+      summary: 'Update a fundraiser (owner only); status publishes, sends to review, pauses, resumes or ends',
+      description: UPDATE_DOC,
+      auth: 'required',
+      params: idParams,
+      body: updateBody,
+      response: fundraiserEnvelope,
+      errors: [403, 404, 409],
+      handler: async ({ ctx, actor, params, body }) => {
+        const row = await service.updateFundraiser(ctx, actor!, params.id, body);
+        return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
+      },
+    }),
+    route({
+      method: 'delete',
+      path: '/:id',
+      summary: 'Soft-delete a fundraiser (owner only)',
+      description: '400 FUNDS_COLLECTED when the campaign has collected funds; 404 for anyone but the owner and for deleted campaigns.',
+      auth: 'required',
+      params: idParams,
+      response: deletedSchema,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => service.deleteFundraiser(ctx, actor!, params.id),
+    }),
+    route({
+      method: 'get',
+      path: '/:id/stats',
+      summary: 'Fundraiser money stats',
+      auth: 'optional',
+      limiters: ['public'],
+      params: idParams,
+      response: statsSchema,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => {
+        const row = await service.readable(ctx, actor, { id: params.id });
+        const t = await totalsOf(ctx.db, row.id);
+        return {
+          data: {
+            fundraiser_id: row.id,
+            title: row.title,
+            goal_amount_cents: Number(row.goal_amount_cents),
+            total_raised_cents: t.total_raised_cents,
+            total_tips_cents: t.total_tips_cents,
+            donation_count: t.donation_count,
+            donor_count: t.donor_count,
+            percentage_funded: percentageFunded(t.total_raised_cents, Number(row.goal_amount_cents)),
+          },
+        };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/share-channels',
+      summary: 'Shares, visits and gifts per share channel (bare object)',
+      description:
+        'Channels: facebook, x, whatsapp, telegram, email, sms, linkedin, copy_link, qr, other; every one is present with zeros. total sums every channel plus unattributed (visits through shared links whose channel is unknown).',
+      auth: 'optional',
+      params: idParams,
+      response: shareChannelsSchema,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => {
+        const row = await service.readable(ctx, actor, { id: params.id });
+        return repo.shareChannelStats(ctx.db, row.id);
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/:id/shares',
+      summary: 'Track a share event',
+      description: 'Records the signed-in sharer, else an anonymous share; increments shares_count. channel is one of the share-channels names.',
+      auth: 'optional',
+      params: idParams,
+      body: shareBody,
+      status: 201,
+      response: shareCreatedSchema,
+      errors: [404],
+      handler: async ({ ctx, actor, params, body }) => {
+        const row = await service.readable(ctx, actor, { id: params.id });
+        const shares_count = await ctx.db.transaction((trx) => repo.recordShare(trx, row.id, actor?.userId ?? null, body.channel));
+        return { data: { fundraiser_id: row.id, channel: body.channel, shares_count } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/:id/share-impact',
+      summary: 'All-time impact of shared links',
+      description: 'visits via shared links, visits via endorsers\' links, paid non-self-referred gifts; zeros if unshared.',
+      auth: 'optional',
+      params: idParams,
+      response: shareImpactSchema,
+      errors: [404],
+      handler: async ({ ctx, actor, params }) => {
+        const row = await service.readable(ctx, actor, { id: params.id });
+        return { data: await repo.shareImpact(ctx.db, row.id) };
+      },
+    }),
+  ],
+  { tag: 'fundraisers' },
+);
+

@@ -1,0 +1,118 @@
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import * as repo from './fundraisers.repo';
+import type { FundraiserRow } from './fundraisers.repo';
+import { LANGS, type Lang } from './fundraisers.schemas';
+import { sanitizeStory } from './story-html';
+import { totalsOf } from './totals';
+import { trustStatusFor } from './trust-status';
+
+/** A DATE column as YYYY-MM-DD (pg parses DATE into a local-midnight Date). */
+export function toIsoDate(v: Date | string | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return v.slice(0, 10);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${v.getFullYear()}-${p(v.getMonth() + 1)}-${p(v.getDate())}`;
+}
+
+const iso = (v: Date | string | null | undefined) => (v ? new Date(v).toISOString() : null);
+
+/** Public when live (active, paused, ended), not private and not deleted. */
+export function isPubliclyReadable(row: FundraiserRow): boolean {
+  return ['active', 'paused', 'ended'].includes(row.status) && row.visibility !== 'private' && !row.deleted_at;
+}
+
+export function isOwner(row: FundraiserRow, actor: Actor | null): boolean {
+  return !!actor && actor.userId === row.owner_user_id;
+}
+
+/** Visibility rule of the spec: everyone but the owner gets 404 for unpublished/private/deleted. */
+export function canRead(row: FundraiserRow, actor: Actor | null): boolean {
+  return isPubliclyReadable(row) || isOwner(row, actor);
+}
+
+export function percentageFunded(raised: number, goal: number): number {
+  if (!goal || goal <= 0) return 0;
+  return Math.round((raised / goal) * 10_000) / 100;
+}
+
+/** The fields every detail read shares (the {id} read's shape before owner-only fields). */
+export function baseDetail(row: FundraiserRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    summary: row.summary,
+    story_html: row.story_html,
+    goal_amount_cents: Number(row.goal_amount_cents),
+    currency: row.currency,
+    status: row.status,
+    visibility: row.visibility,
+    type: row.type,
+    is_project: row.is_project,
+    category: row.category_id === null ? null : String(row.category_id),
+    tags: row.tags,
+    cover_image: row.cover_image,
+    cover_image_focal_x: row.cover_image_focal_x,
+    cover_image_focal_y: row.cover_image_focal_y,
+    images: row.images,
+    video_url: row.video_url,
+    location: row.location,
+    beneficiary_name: row.beneficiary_name,
+    owner_user_id: row.owner_user_id,
+    org_id: row.org_id,
+    donor_count: Number(row.donor_count),
+    source_language: (LANGS as readonly string[]).includes(row.source_language) ? row.source_language : 'en',
+    end_date: toIsoDate(row.end_date),
+    approved_at: iso(row.approved_at),
+    goal_reached_at: iso(row.goal_reached_at),
+    cover_tint: row.cover_tint,
+    donations_last_24h: 0,
+  };
+}
+
+export interface DetailOptions {
+  actor: Actor | null;
+  lang?: Lang;
+  /** The slug read adds the slug-only fields and a live donor count. */
+  slugRead: boolean;
+  /** Owner-only fields (beneficiary_contact, trustStatus); staff views also use this. */
+  includePrivate?: boolean;
+}
+
+/** The detail read of the spec's table, for a row the caller may read. */
+export async function buildDetail(ctx: AppContext, row: FundraiserRow, opts: DetailOptions): Promise<Record<string, unknown>> {
+  const owner = opts.includePrivate ?? isOwner(row, opts.actor);
+  const totals = await totalsOf(ctx.db, row.id);
+  const out: Record<string, unknown> = { ...baseDetail(row), donations_last_24h: totals.donations_last_24h };
+  if (opts.lang && opts.lang !== row.source_language) {
+    const t = await repo.translation(ctx.db, row.id, opts.lang);
+    if (t) {
+      if (t.title) out.title = t.title;
+      if (t.summary) out.summary = t.summary;
+      // Translations come from other writers (machine translation); sanitise again on the way out.
+      if (t.story_html) out.story_html = sanitizeStory(t.story_html);
+    }
+  }
+  if (opts.slugRead) {
+    const lang = opts.lang ?? ((LANGS as readonly string[]).includes(row.source_language) ? (row.source_language as Lang) : 'en');
+    const [category_name, profile] = await Promise.all([
+      repo.categoryName(ctx.db, row.category_id, lang),
+      repo.userProfile(ctx.db, row.owner_user_id),
+    ]);
+    out.total_raised_cents = totals.total_raised_cents;
+    out.category_name = category_name;
+    out.profiles = profile
+      ? { name: profile.name, avatar: profile.avatar, email_verified: profile.email_verified, profile_slug: profile.profile_slug }
+      : null;
+    out.donor_count = totals.donor_count; // live on the slug read
+    out.donation_count = totals.donation_count;
+    out.percentage_funded = percentageFunded(totals.total_raised_cents, Number(row.goal_amount_cents));
+    out.shares_count = Number(row.shares_count);
+  }
+  if (owner) {
+    out.beneficiary_contact = row.beneficiary_contact;
+    out.trustStatus = await trustStatusFor(ctx, row);
+  }
+  return out;
+}

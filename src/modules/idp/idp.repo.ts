@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+
+type Q = Knex | Knex.Transaction;
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  avatar: string | null;
+  roles: string[];
+  status: string;
+  email_verified: boolean;
+  profile_slug: string | null;
+  locale: string | null;
+  idp_subject: string | null;
+}
+
+const COLS = ['id', 'email', 'name', 'avatar', 'roles', 'status', 'email_verified', 'profile_slug', 'locale', 'idp_subject'];
+
+export const findUserById = (db: Q, id: string): Promise<UserRow | undefined> => db('users').where({ id }).first(COLS);
+
+export const findUserByEmail = (db: Q, email: string): Promise<UserRow | undefined> =>
+  db('users').whereRaw('lower(email) = lower(?)', [email]).first(COLS);
+
+export async function insertUser(trx: Q, row: { email: string; name: string | null; roles: string[] }): Promise<UserRow> {
+  const [u] = await trx('users').insert(row).returning(COLS);
+  return u;
+}
+
+export async function setIdpSubject(trx: Q, userId: string, subject: string) {
+  await trx('users').where({ id: userId }).update({ idp_subject: subject });
+}
+
+/** Every token issued before now stops working (sign-out everywhere). */
+export async function cutOffTokens(db: Q, userId: string) {
+  await db('users').where({ id: userId }).update({ tokens_valid_after: db.fn.now(), updated_at: db.fn.now() });
+}
+
+/** Claims an unused invitation (row-locked so one token makes one ambassador). */
+export async function claimAmbassadorInvite(trx: Knex.Transaction, tokenHash: string, email: string): Promise<boolean> {
+  const invite = await trx('ambassador_invites').where({ token_hash: tokenHash }).whereNull('used_at').forUpdate().first();
+  if (!invite) return false;
+  if (invite.email && invite.email.toLowerCase() !== email.toLowerCase()) return false;
+  await trx('ambassador_invites').where({ id: invite.id }).update({ used_at: trx.fn.now() });
+  return true;
+}
+
+export async function markInviteUsedBy(trx: Q, tokenHash: string, userId: string) {
+  await trx('ambassador_invites').where({ token_hash: tokenHash }).update({ used_by: userId });
+}
+
+export async function insertAmbassadorInvite(db: Q, tokenHash: string, email: string | null) {
+  await db('ambassador_invites').insert({ token_hash: tokenHash, email });
+}
+
+export async function hasLocalPassword(db: Q, userId: string): Promise<boolean> {
+  const row = await db('idp_credentials').where({ user_id: userId }).whereNotNull('password_hash').first('user_id');
+  return Boolean(row);
+}

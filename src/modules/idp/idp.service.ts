@@ -1,0 +1,337 @@
+import type { Request, Response } from 'express';
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
+import { ApiError } from '../../http/errors';
+import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../integrations/captcha/adaptive';
+import { issueCode, redeemCode } from '../../integrations/idp/codes';
+import { sha256 } from '../../integrations/idp/local/local-provider';
+import { IdpError, type TokenSet } from '../../integrations/idp/port';
+import { queueMail, type Locale } from '../../integrations/mail/index';
+import { actorFromClaims, actorFromSessionCookies, verifyIdToken } from '../auth/credential-resolver';
+import { sendEmailVerification } from '../verification/verification.service';
+import * as e from './idp.errors';
+import * as repo from './idp.repo';
+import { accountDisabled, loadSessionUser, toSessionUser, type SessionUser } from './session';
+
+const RESET_CODE_TTL_SECONDS = 3600;
+const LOCALES: Locale[] = ['en', 'ru', 'uk', 'es'];
+const localeOf = (l: string | null | undefined): Locale => (LOCALES.includes(l as Locale) ? (l as Locale) : 'en');
+const normEmail = (email: string) => email.trim().toLowerCase();
+
+function cookiesOf(req: Request): Record<string, string | undefined> {
+  return (req.cookies ?? {}) as Record<string, string | undefined>;
+}
+
+/** The identity provider's subject for an account (users.id locally, the pool's sub otherwise). */
+const subjectOf = (ctx: AppContext, u: repo.UserRow) => (ctx.idp.kind === 'local' ? u.id : u.idp_subject);
+
+// ---------------------------------------------------------------------------------------------
+// Sign-up and confirmation
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  name?: string | null;
+  ambassadorInviteToken?: string;
+  captchaToken?: string;
+}
+
+export async function signUp(ctx: AppContext, req: Request | null, input: SignUpInput) {
+  const email = normEmail(input.email);
+  if (req) await checkCaptcha(ctx, req, { action: 'signup', email, captchaToken: input.captchaToken });
+  if (!ctx.idp.passwordMeetsPolicy(input.password)) throw e.passwordRefused();
+  if (await repo.findUserByEmail(ctx.db, email)) {
+    if (req) await recordAuthFailure(ctx, req, email);
+    throw e.emailTaken();
+  }
+  try {
+    const result = await ctx.db.transaction(async (trx) => {
+      const roles = ['user'];
+      const inviteHash = input.ambassadorInviteToken ? sha256(input.ambassadorInviteToken) : null;
+      if (inviteHash) {
+        if (!(await repo.claimAmbassadorInvite(trx, inviteHash, email))) {
+          throw new ApiError(400, 'Invalid invitation token', 'The ambassador invitation is unknown, used or for another address', {
+            code: 'INVALID_INVITE_TOKEN',
+          });
+        }
+        roles.push('ambassador');
+      }
+      // The name is only ever what the person typed; never derived from the address.
+      const name = input.name?.trim() || null;
+      const user = await repo.insertUser(trx, { email, name, roles });
+      const { sub, userConfirmed } = await ctx.idp.signUp({ email, password: input.password, userId: user.id, trx });
+      if (ctx.idp.kind !== 'local') await repo.setIdpSubject(trx, user.id, sub);
+      if (inviteHash) await repo.markInviteUsedBy(trx, inviteHash, user.id);
+      await sendEmailVerification(ctx, trx, { id: user.id, email: user.email, locale: user.locale });
+      return { user, userConfirmed };
+    });
+    return {
+      message: result.userConfirmed
+        ? 'Account created. We sent a link to verify your email address.'
+        : 'Account created. Enter the confirmation code we sent to finish signing up.',
+      userConfirmed: result.userConfirmed,
+      user: toSessionUser(result.user),
+    };
+  } catch (err) {
+    // Two sign-ups for one address at once: the unique index decides.
+    if ((err as { code?: string }).code === '23505') throw e.emailTaken();
+    throw e.fromIdpError(err);
+  }
+}
+
+export async function confirmSignUp(ctx: AppContext, email: string, code: string) {
+  try {
+    await ctx.idp.confirmSignUp(normEmail(email), code.trim());
+  } catch (err) {
+    if (err instanceof IdpError && err.kind === 'not_authorized') throw e.invalidCode();
+    throw e.fromIdpError(err);
+  }
+  return { message: 'Account confirmed. You can sign in now.' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sign-in
+
+export type SignInAnswer =
+  | { message: string; user: SessionUser; expiresIn: number }
+  | { challengeRequired: true; challengeName: string; session: string };
+
+/** Tokens fresh from the provider -> the account; refuses accounts that are not active. */
+async function completeSignIn(ctx: AppContext, res: Response, tokens: TokenSet): Promise<SignInAnswer> {
+  const claims = await verifyIdToken(ctx, tokens.idToken);
+  const user =
+    ctx.idp.kind === 'local'
+      ? await repo.findUserById(ctx.db, String(claims.sub))
+      : await provisionExternalAccount(ctx, String(claims.sub), String(claims.email ?? ''));
+  if (!user) throw e.invalidCredentials();
+  if (user.status !== 'active') {
+    if (tokens.refreshToken) await ctx.idp.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
+    throw accountDisabled(user.status);
+  }
+  setSessionCookies(res, ctx.config, tokens);
+  return { message: 'Signed in', user: toSessionUser(user), expiresIn: tokens.expiresIn };
+}
+
+/** A pool account without a profile yet (signed up in the native app): linked or created. */
+async function provisionExternalAccount(ctx: AppContext, subject: string, email: string): Promise<repo.UserRow | undefined> {
+  const bySub = await ctx.db('users').where({ idp_subject: subject }).first('id');
+  if (bySub) return repo.findUserById(ctx.db, bySub.id);
+  if (!email) return undefined;
+  const existing = await repo.findUserByEmail(ctx.db, email);
+  if (existing) {
+    await repo.setIdpSubject(ctx.db, existing.id, subject);
+    return { ...existing, idp_subject: subject };
+  }
+  const user = await repo.insertUser(ctx.db, { email: normEmail(email), name: null, roles: ['user'] });
+  await repo.setIdpSubject(ctx.db, user.id, subject);
+  return { ...user, idp_subject: subject };
+}
+
+export async function signIn(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  input: { email: string; password: string; captchaToken?: string },
+): Promise<SignInAnswer> {
+  const email = normEmail(input.email);
+  await checkCaptcha(ctx, req, { action: 'signin', email, captchaToken: input.captchaToken });
+  let result;
+  try {
+    result = await ctx.idp.initiateAuth(email, input.password);
+  } catch (err) {
+    if (err instanceof IdpError && err.kind === 'not_authorized') {
+      await recordAuthFailure(ctx, req, email);
+      throw e.invalidCredentials();
+    }
+    if (err instanceof IdpError && err.kind === 'user_disabled') {
+      const u = await repo.findUserByEmail(ctx.db, email);
+      throw accountDisabled(u?.status ?? 'disabled');
+    }
+    throw e.fromIdpError(err);
+  }
+  // A further challenge: no cookies until it is answered.
+  if (result.kind === 'challenge') {
+    return { challengeRequired: true, challengeName: result.challengeName, session: result.session };
+  }
+  const answer = await completeSignIn(ctx, res, result.tokens);
+  await clearAuthFailures(ctx, req, email);
+  return answer;
+}
+
+export async function respondToChallenge(
+  ctx: AppContext,
+  res: Response,
+  input: { email: string; session: string; newPassword: string },
+): Promise<SignInAnswer> {
+  let result;
+  try {
+    result = await ctx.idp.respondToNewPasswordChallenge(normEmail(input.email), input.session, input.newPassword);
+  } catch (err) {
+    if (err instanceof IdpError && err.kind === 'not_authorized') {
+      throw new ApiError(401, 'Invalid session', 'The challenge session is invalid or has expired; sign in again', {
+        code: 'CHALLENGE_SESSION_INVALID',
+      });
+    }
+    throw e.fromIdpError(err);
+  }
+  if (result.kind === 'challenge') {
+    return { challengeRequired: true, challengeName: result.challengeName, session: result.session };
+  }
+  return completeSignIn(ctx, res, result.tokens);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refresh, current user, sign-out
+
+/**
+ * New access and ID tokens from the refresh cookie. Unreachable provider: 503, cookies kept.
+ * Anything else wrong: 401 `Session expired, please sign in again`, cookies cleared.
+ */
+async function renew(ctx: AppContext, req: Request, res: Response): Promise<{ actor: Actor; tokens: TokenSet }> {
+  const c = cookiesOf(req);
+  const refreshToken = c.refresh_token;
+  const fail = () => {
+    clearSessionCookies(res, ctx.config);
+    return e.sessionExpired();
+  };
+  if (!refreshToken) throw fail();
+  // Providers that sign refreshes with a secret hash need the username (from the old ID token).
+  let username: string | undefined;
+  if (c.id_token) {
+    const old = await verifyIdToken(ctx, c.id_token, { ignoreExpiration: true }).catch(() => null);
+    username = typeof old?.['cognito:username'] === 'string' ? old['cognito:username'] : old?.sub;
+  }
+  let tokens: TokenSet;
+  try {
+    tokens = await ctx.idp.refresh(refreshToken, username);
+  } catch (err) {
+    if (err instanceof IdpError && err.unreachable) throw e.idpUnavailable();
+    if (err instanceof IdpError) throw fail();
+    throw err;
+  }
+  let actor: Actor;
+  try {
+    actor = await actorFromClaims(ctx, await verifyIdToken(ctx, tokens.idToken), 'session');
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) throw fail();
+    throw err;
+  }
+  setSessionCookies(res, ctx.config, { ...tokens, refreshToken: undefined });
+  return { actor, tokens };
+}
+
+export async function refreshSession(ctx: AppContext, req: Request, res: Response) {
+  const { tokens } = await renew(ctx, req, res);
+  return { message: 'Session refreshed', expiresIn: tokens.expiresIn };
+}
+
+export async function currentUser(ctx: AppContext, req: Request, res: Response) {
+  const c = cookiesOf(req);
+  if (!c.access_token && !c.id_token && !c.refresh_token) {
+    throw new ApiError(401, 'Not authenticated', 'This operation needs a browser session (cookies)');
+  }
+  let actor: Actor;
+  try {
+    actor = await actorFromSessionCookies(ctx, req);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) throw err;
+    // Transparent renewal when only the refresh cookie is still good.
+    actor = (await renew(ctx, req, res)).actor;
+  }
+  const user = await loadSessionUser(ctx, actor.userId);
+  return {
+    user: actor.impersonatedBy ? { ...user, is_impersonating: true, impersonated_by: actor.impersonatedBy } : user,
+  };
+}
+
+/** Ends every session of the account: refresh tokens revoked, earlier ID/access tokens refused. */
+export async function globalSignOut(ctx: AppContext, userId: string): Promise<void> {
+  const u = await repo.findUserById(ctx.db, userId);
+  if (!u) return;
+  await repo.cutOffTokens(ctx.db, userId);
+  const sub = subjectOf(ctx, u);
+  if (sub) await ctx.idp.globalSignOut(sub);
+}
+
+/** Always succeeds: cookies cleared; global sign-out where the cookies name the account. */
+export async function logout(ctx: AppContext, req: Request, res: Response) {
+  const c = cookiesOf(req);
+  try {
+    let userId: string | null = null;
+    if (c.id_token) {
+      const claims = await verifyIdToken(ctx, c.id_token, { ignoreExpiration: true }).catch(() => null);
+      if (claims?.sub) {
+        const u =
+          ctx.idp.kind === 'local'
+            ? await repo.findUserById(ctx.db, claims.sub).catch(() => undefined)
+            : await ctx.db('users').where({ idp_subject: claims.sub }).first('id');
+        userId = u?.id ?? null;
+      }
+    }
+    if (c.refresh_token) await ctx.idp.revokeRefreshToken(c.refresh_token);
+    if (userId) await globalSignOut(ctx, userId);
+  } catch (err) {
+    req.log?.warn({ err }, 'sign-out: identity provider call failed; cookies cleared anyway');
+  }
+  clearSessionCookies(res, ctx.config);
+  return { message: 'Signed out' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Passwords
+
+export async function forgotPassword(ctx: AppContext, email: string) {
+  const user = await repo.findUserByEmail(ctx.db, normEmail(email));
+  if (user && user.status === 'active') {
+    await ctx.db.transaction(async (trx) => {
+      const code = await issueCode(trx, user.id, 'password_reset', RESET_CODE_TTL_SECONDS);
+      await queueMail(trx, { to: user.email, template: 'password_reset', locale: localeOf(user.locale), vars: { code } });
+    });
+  }
+  // Same answer whether or not the account exists.
+  return { message: 'If an account exists for this address, we sent a code to reset the password.' };
+}
+
+export async function resetPassword(ctx: AppContext, input: { email: string; code: string; newPassword: string }) {
+  const user = await repo.findUserByEmail(ctx.db, normEmail(input.email));
+  if (!user) throw e.invalidCode();
+  // Checked before the code is spent, so a refused password does not burn the code.
+  if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
+  const check = await redeemCode(ctx.db, user.id, 'password_reset', input.code.trim());
+  if (check === 'expired') throw e.expiredCode();
+  if (check === 'mismatch') throw e.invalidCode();
+  try {
+    await ctx.idp.setPassword(user.email, input.newPassword);
+  } catch (err) {
+    throw e.fromIdpError(err);
+  }
+  // Whoever knew the old password is signed out everywhere.
+  await globalSignOut(ctx, user.id).catch((err) => ctx.log.warn({ err }, 'reset-password: global sign-out failed'));
+  return { message: 'Your password has been reset. Sign in with the new password.' };
+}
+
+export async function changePassword(ctx: AppContext, req: Request, actor: Actor, input: { currentPassword: string; newPassword: string }) {
+  if (actor.impersonatedBy) {
+    throw new ApiError(403, 'Forbidden', 'The password cannot be changed while viewing the account on the owner\'s behalf');
+  }
+  const user = await repo.findUserById(ctx.db, actor.userId);
+  if (!user) throw new ApiError(401, 'Not authenticated', 'Sign in to continue');
+  if (ctx.idp.kind === 'local' && !(await repo.hasLocalPassword(ctx.db, user.id))) throw e.noPassword();
+  if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
+  try {
+    await ctx.idp.changePassword({
+      sub: subjectOf(ctx, user) ?? user.id,
+      email: user.email,
+      accessToken: cookiesOf(req).access_token,
+      currentPassword: input.currentPassword,
+      newPassword: input.newPassword,
+    });
+  } catch (err) {
+    if (err instanceof IdpError && err.kind === 'not_authorized') {
+      throw new ApiError(400, 'Incorrect current password', 'The current password is not correct', { code: 'INCORRECT_PASSWORD' });
+    }
+    throw e.fromIdpError(err);
+  }
+  return { message: 'Password changed' };
+}

@@ -1,0 +1,179 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import { defineRoutes, route } from '../../http/define-routes';
+import { ApiError } from '../../http/errors';
+import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID, type TokenSet } from '../../integrations/idp';
+import { globalSignOut, signUp } from '../idp/idp.service';
+
+// Cognito's JSON protocol for native apps (decisions.md "Local identity provider").
+const TARGET_PREFIX = 'AWSCognitoIdentityProviderService.';
+const AMZ_JSON = 'application/x-amz-json-1.1';
+
+class CognitoFault extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+const KIND_TO_TYPE: Record<string, string> = {
+  not_authorized: 'NotAuthorizedException',
+  user_disabled: 'NotAuthorizedException',
+  user_exists: 'UsernameExistsException',
+  invalid_password: 'InvalidPasswordException',
+  code_mismatch: 'CodeMismatchException',
+  code_expired: 'ExpiredCodeException',
+  not_confirmed: 'UserNotConfirmedException',
+  password_reset_required: 'PasswordResetRequiredException',
+  no_password: 'NotAuthorizedException',
+};
+
+function toFault(err: unknown): CognitoFault | unknown {
+  if (err instanceof CognitoFault) return err;
+  if (err instanceof IdpError) return new CognitoFault(KIND_TO_TYPE[err.kind] ?? 'InternalErrorException', err.message, err.kind in KIND_TO_TYPE ? 400 : 500);
+  if (err instanceof ApiError) {
+    if (err.status === 409) return new CognitoFault('UsernameExistsException', 'An account with the given email already exists.');
+    if (err.error === 'Password does not meet requirements') return new CognitoFault('InvalidPasswordException', err.message);
+    if (err.status === 403 && err.extra.feature_key) return new CognitoFault('NotAuthorizedException', 'Sign-up is currently disabled.');
+    if (err.status === 403) return new CognitoFault('NotAuthorizedException', err.message);
+    if (err.status === 400) return new CognitoFault('InvalidParameterException', err.message);
+  }
+  return err;
+}
+
+const str = (v: unknown, name: string): string => {
+  if (typeof v !== 'string' || v === '') throw new CognitoFault('InvalidParameterException', `Missing required parameter ${name}`);
+  return v;
+};
+
+function checkClient(body: Record<string, unknown>) {
+  if (str(body.ClientId, 'ClientId') !== LOCAL_CLIENT_ID) {
+    throw new CognitoFault('ResourceNotFoundException', 'User pool client does not exist.');
+  }
+}
+
+const authResult = (t: TokenSet) => ({
+  AuthenticationResult: {
+    IdToken: t.idToken,
+    AccessToken: t.accessToken,
+    ...(t.refreshToken ? { RefreshToken: t.refreshToken } : {}),
+    ExpiresIn: t.expiresIn,
+    TokenType: 'Bearer',
+  },
+  ChallengeParameters: {},
+});
+
+function localIdp(ctx: AppContext): LocalIdentityProvider {
+  if (!(ctx.idp instanceof LocalIdentityProvider)) {
+    throw new CognitoFault('ResourceNotFoundException', 'The built-in identity provider is off (IDP=cognito)');
+  }
+  return ctx.idp;
+}
+
+type Op = (ctx: AppContext, body: Record<string, unknown>, req: Request) => Promise<unknown>;
+
+const OPERATIONS: Record<string, Op> = {
+  async InitiateAuth(ctx, body) {
+    const idp = localIdp(ctx);
+    checkClient(body);
+    const params = (body.AuthParameters ?? {}) as Record<string, unknown>;
+    if (body.AuthFlow === 'USER_PASSWORD_AUTH') {
+      const r = await idp.initiateAuth(str(params.USERNAME, 'USERNAME').trim().toLowerCase(), str(params.PASSWORD, 'PASSWORD'));
+      if (r.kind === 'challenge') {
+        return { ChallengeName: r.challengeName, Session: r.session, ChallengeParameters: { USER_ID_FOR_SRP: params.USERNAME } };
+      }
+      return authResult(r.tokens);
+    }
+    if (body.AuthFlow === 'REFRESH_TOKEN_AUTH' || body.AuthFlow === 'REFRESH_TOKEN') {
+      return authResult(await idp.refresh(str(params.REFRESH_TOKEN, 'REFRESH_TOKEN')));
+    }
+    throw new CognitoFault('InvalidParameterException', `Unsupported AuthFlow ${String(body.AuthFlow)}`);
+  },
+  async RespondToAuthChallenge(ctx, body) {
+    const idp = localIdp(ctx);
+    checkClient(body);
+    if (body.ChallengeName !== 'NEW_PASSWORD_REQUIRED') throw new CognitoFault('InvalidParameterException', 'Unsupported challenge');
+    const r = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
+    const out = await idp.respondToNewPasswordChallenge(
+      str(r.USERNAME, 'USERNAME').trim().toLowerCase(),
+      str(body.Session, 'Session'),
+      str(r.NEW_PASSWORD, 'NEW_PASSWORD'),
+    );
+    return out.kind === 'tokens' ? authResult(out.tokens) : { ChallengeName: out.challengeName, Session: out.session };
+  },
+  async SignUp(ctx, body) {
+    localIdp(ctx);
+    checkClient(body);
+    const attrs = Array.isArray(body.UserAttributes) ? (body.UserAttributes as Array<{ Name?: string; Value?: string }>) : [];
+    const username = str(body.Username, 'Username');
+    const email = attrs.find((a) => a.Name === 'email')?.Value ?? username;
+    if (!z.email().safeParse(email).success) throw new CognitoFault('InvalidParameterException', 'Invalid email address format.');
+    const name = attrs.find((a) => a.Name === 'name')?.Value ?? null;
+    // Same rules as POST /idp/signup (flag, 409, verification mail); CAPTCHA is for browsers.
+    if (!(await ctx.flags.isEnabled('features.user_registration'))) {
+      throw new CognitoFault('NotAuthorizedException', 'Sign-up is currently disabled.');
+    }
+    const out = await signUp(ctx, null, { email, password: str(body.Password, 'Password'), name });
+    return { UserConfirmed: out.userConfirmed, UserSub: out.user.id };
+  },
+  async ConfirmSignUp(ctx, body) {
+    const idp = localIdp(ctx);
+    checkClient(body);
+    await idp.confirmSignUp(str(body.Username, 'Username').trim().toLowerCase(), str(body.ConfirmationCode, 'ConfirmationCode'));
+    return {};
+  },
+  async GlobalSignOut(ctx, body) {
+    const idp = localIdp(ctx);
+    const claims = await idp.verifyOwnToken(str(body.AccessToken, 'AccessToken'));
+    if (!claims || claims.token_use !== 'access' || !claims.sub) throw new CognitoFault('NotAuthorizedException', 'Invalid Access Token');
+    await globalSignOut(ctx, claims.sub);
+    return {};
+  },
+};
+
+async function dispatch(ctx: AppContext, req: Request, res: Response): Promise<void> {
+  const target = req.headers['x-amz-target'];
+  const op = typeof target === 'string' && target.startsWith(TARGET_PREFIX) ? OPERATIONS[target.slice(TARGET_PREFIX.length)] : undefined;
+  let status = 200;
+  let out: unknown;
+  try {
+    if (!op) throw new CognitoFault('UnknownOperationException', `Unsupported operation ${String(target ?? '')}`);
+    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    out = await op(ctx, body, req);
+  } catch (err) {
+    const f = toFault(err);
+    if (!(f instanceof CognitoFault)) throw f;
+    status = f.status;
+    out = { __type: f.type, message: f.message };
+    res.setHeader('x-amzn-ErrorType', f.type);
+  }
+  res.status(status).type(AMZ_JSON).send(JSON.stringify(out));
+}
+
+export default defineRoutes('/local-idp', [
+  route({
+    method: 'post',
+    path: '/',
+    summary: "Built-in identity provider speaking Cognito's JSON protocol (X-Amz-Target AWSCognitoIdentityProviderService.<Operation>)",
+    description: `Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Errors are { __type, message }.`,
+    auth: 'none',
+    limiters: [{ name: 'auth', when: (req) => /\.(InitiateAuth|SignUp|ConfirmSignUp|RespondToAuthChallenge)$/.test(String(req.headers['x-amz-target'] ?? '')) }],
+    produces: AMZ_JSON,
+    handler: ({ ctx, req, res }) => dispatch(ctx, req, res),
+  }),
+  route({
+    method: 'get',
+    path: '/.well-known/jwks.json',
+    summary: 'RS256 public keys of the built-in identity provider (JWKS)',
+    auth: 'none',
+    response: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }),
+    handler: async ({ ctx }) => {
+      if (!(ctx.idp instanceof LocalIdentityProvider)) throw new ApiError(404, 'Not found', 'The built-in identity provider is off');
+      return ctx.idp.keys.jwks();
+    },
+  }),
+], { tag: 'local-idp', root: true });

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { closeDb, testDb } from '../helpers/app';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+/** Runs the operator CLI (what `npm run admin -- ...` runs) against the test database. */
+function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['src/cli/admin.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// Keys of this file only: the flag table is shared with test files running in parallel.
+const KEY = `features.cli_probe_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+
+afterAll(async () => {
+  await testDb()('feature_flags').where({ key: KEY }).del();
+  await closeDb();
+});
+
+describe('operator CLI', () => {
+  test('when set-flag <key> off then one line, exit 0 and the flag is stored off; on turns it back on', async () => {
+    const off = await admin('set-flag', KEY, 'off');
+    expect(off.code).toBe(0);
+    expect(off.stdout.trim().split('\n')).toHaveLength(1);
+    expect(off.stdout).toContain(KEY);
+    expect(await testDb()('feature_flags').where({ key: KEY }).first()).toEqual(expect.objectContaining({ key: KEY, enabled: false }));
+
+    const on = await admin('set-flag', KEY, 'on');
+    expect(on.code).toBe(0);
+    expect((await testDb()('feature_flags').where({ key: KEY }).first()).enabled).toBe(true);
+  }, 30_000);
+
+  test('when set-flag gets a bad value or key then it exits non-zero with a message and prints nothing', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['set-flag', 'features.comments', 'maybe'], /on or off/],
+      [['set-flag', 'comments', 'off'], /features\./],
+      [['set-flag'], /features\./],
+    ];
+    const results = await Promise.all(cases.map(([args]) => admin(...args)));
+    results.forEach((r, i) => {
+      expect({ args: cases[i][0], code: r.code === 0 ? 0 : 'non-zero', stdout: r.stdout }).toEqual({ args: cases[i][0], code: 'non-zero', stdout: '' });
+      expect(r.stderr).toMatch(cases[i][1]);
+    });
+  }, 30_000);
+
+  test('when the command is unknown or missing then usage on stderr and a non-zero exit', async () => {
+    const [unknown, none] = await Promise.all([admin('frobnicate'), admin()]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/Unknown command: frobnicate/);
+    expect(unknown.stderr).toMatch(/set-flag/);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/Usage/);
+  }, 30_000);
+});

@@ -1,0 +1,110 @@
+import request from 'supertest';
+import { z } from 'zod';
+import { buildApp } from '../../src/app';
+import { defineRoutes, idParams, route, type RouteModule } from '../../src/http/define-routes';
+import { modules } from '../../src/modules';
+import { closeDb, createTestApp } from '../helpers/app';
+
+afterAll(closeDb);
+
+// Query schemas the way route authors write them: preprocess, transform, coerce, defaults.
+const probe = defineRoutes(
+  '/openapi-probe',
+  [
+    route({
+      method: 'get',
+      path: '/things/:id/parts',
+      summary: 'probe with a transforming query',
+      auth: 'optional',
+      limiters: ['public'],
+      params: idParams,
+      query: z.object({
+        limit: z.preprocess((v) => (v === undefined ? undefined : Number(v)), z.number().int().min(1).max(100).default(20)),
+        projects: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+        tags: z.string().transform((s) => s.split(',')).optional(),
+        since: z.coerce.date().optional(),
+      }),
+      response: z.object({ data: z.array(z.object({ id: z.string() })) }),
+      handler: () => ({ data: [] }),
+    }),
+    route({
+      method: 'post',
+      path: '/things',
+      summary: 'probe with a refined body',
+      auth: 'required',
+      status: 201,
+      body: z.object({ a: z.number() }).refine((b) => b.a > 0, 'a must be positive'),
+      handler: () => ({ ok: true }),
+    }),
+  ],
+  { tag: 'test' },
+);
+
+const openApiPath = (mod: RouteModule, path: string) =>
+  (((mod.root ? '' : '/api/v1') + mod.prefix + (path === '/' ? '' : path)).replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/');
+
+describe('OpenAPI and docs', () => {
+  const all = [...modules, probe];
+  const base = createTestApp();
+  const app = buildApp(base.ctx, all);
+
+  test('when GET /api/v1/openapi.json then an OpenAPI 3.1 document lists every mounted route under its {param} path', async () => {
+    const res = await request(app).get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: '3.1.2' }));
+    expect(doc.servers).toEqual([{ url: 'http://api.test/api/v1' }]);
+    let count = 0;
+    for (const mod of all) {
+      for (const r of mod.routes) {
+        const p = openApiPath(mod, r.path);
+        expect(p).not.toContain(':');
+        expect({ path: p, method: r.method, op: Boolean(doc.paths[p]?.[r.method]) }).toEqual({ path: p, method: r.method, op: true });
+        count++;
+      }
+    }
+    expect(count).toBeGreaterThan(5);
+    expect(doc.paths['/healthz'].get).toBeDefined();
+    expect(doc.paths['/api/v1/platform/numbers'].get.responses['429']).toBeDefined();
+  });
+
+  test('when a route has preprocess/transform query schemas then it is documented with its parameters', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    const op = doc.paths['/api/v1/openapi-probe/things/{id}/parts'].get;
+    const names = op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort();
+    expect(names).toEqual(['path:id', 'query:limit', 'query:projects', 'query:since', 'query:tags']);
+    expect(op.responses['200'].content['application/json'].schema).toBeDefined();
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '429', '500']));
+    const post = doc.paths['/api/v1/openapi-probe/things'].post;
+    expect(post.requestBody.content['application/json'].schema.properties.a).toBeDefined();
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['201', '400', '401']));
+  });
+
+  test('when a route schema cannot be rendered then the document still answers and lists the route', async () => {
+    const odd = defineRoutes('/odd', [
+      route({ method: 'get', path: '/', summary: 'custom schema', auth: 'none', query: z.object({ x: z.custom<string>(() => true) }), handler: () => ({}) }),
+    ]);
+    const app2 = buildApp(base.ctx, [...modules, odd]);
+    const res = await request(app2).get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.paths['/api/v1/odd'].get.summary).toBe('custom schema');
+    expect(res.body.paths['/api/v1/platform/numbers'].get.responses['200'].content).toBeDefined();
+  });
+
+  test('when GET /api/v1/docs then an HTML page loads Swagger UI from /api/v1/docs/assets, and the assets answer', async () => {
+    const page = await request(app).get('/api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    const srcs = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(srcs).toEqual(expect.arrayContaining(['/api/v1/docs/assets/swagger-ui-bundle.js', '/api/v1/docs/assets/swagger-ui.css']));
+    for (const src of srcs) {
+      const asset = await request(app).get(src);
+      expect({ src, status: asset.status }).toEqual({ src, status: 200 });
+    }
+    const init = await request(app).get('/api/v1/docs/init.js');
+    expect(init.text).toContain('/api/v1/openapi.json');
+    const js = await request(app).get('/api/v1/docs/assets/swagger-ui-bundle.js');
+    expect(js.headers['content-type']).toMatch(/javascript/);
+  });
+});

@@ -1,0 +1,80 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ConfigError, parseConfig } from '../../src/config';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    parseConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('configuration', () => {
+  test('when nothing is set then the decisions.md defaults apply', () => {
+    const c = parseConfig({});
+    expect(c).toEqual(
+      expect.objectContaining({
+        PORT: 3000,
+        HOST: '0.0.0.0',
+        PUBLIC_URL: 'http://localhost:3000',
+        BASE_URL: 'http://localhost:3000/api/v1',
+        SITE_URL: 'http://localhost:5173',
+        NODE_ENV: 'development',
+        MAIL_FROM: 'no-reply@localhost',
+        IDP: 'local',
+        RATE_LIMIT_PREFIX: 'rl:',
+      }),
+    );
+    for (const unset of ['DATABASE_URL', 'REDIS_URL', 'TRUST_PROXY', 'SMTP_URL', 'STRIPE_SECRET_KEY', 'CAPTCHA_SECRET']) {
+      expect(c[unset as keyof typeof c]).toBeUndefined();
+    }
+  });
+
+  test('when PUBLIC_URL is set then the base URL is derived from it; empty strings mean unset', () => {
+    const c = parseConfig({ PORT: '8080', PUBLIC_URL: 'https://api.example.org/', SMTP_URL: '' });
+    expect(c.BASE_URL).toBe('https://api.example.org/api/v1');
+    expect(c.SMTP_URL).toBeUndefined();
+    expect(parseConfig({ PORT: '8080' }).PUBLIC_URL).toBe('http://localhost:8080');
+  });
+
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['SMTP_URL', 'http://x'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['PUBLIC_URL', 'not a url'],
+    ['NODE_ENV', 'staging'],
+    ['IDP', 'auth0'],
+    ['STRIPE_SECRET_KEY', 'pk_live_123'],
+    ['STRIPE_WEBHOOK_SECRET', 'secret'],
+    ['OAUTH_PROVIDER_A_ISSUER', 'nope'],
+    ['CARD_SHARE_RATE_LIMIT', '0'],
+    ['RATE_LIMIT_PREFIX', 'has space'],
+  ])('when %s=%s then one line naming the variable', (name, value) => {
+    const msg = errorOf({ [name]: value });
+    expect(msg.split('\n')).toHaveLength(1);
+    expect(msg).toContain(name);
+  });
+
+  test('when the server starts with PORT=abc then it exits non-zero with one line naming PORT on stderr', () => {
+    const r = spawnSync(TSX, ['src/server.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: 'abc' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).not.toBe(0);
+    expect(r.status).not.toBeNull();
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/PORT/);
+    expect(r.stdout).toBe('');
+  });
+});
