@@ -50,7 +50,10 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): 
       serializers: httpLogSerializers,
     }),
   );
-  app.use(helmet());
+  // Helmet defaults, except that a service reached over plain http must not tell browsers to
+  // upgrade its own asset requests (the docs page would then fail to load its scripts).
+  const https = config.PUBLIC_URL.startsWith('https:');
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }));
   app.use(cors({ origin: config.SITE_URL, credentials: true }));
   app.use(cookieParser());
   app.use(csrfProtection(config));

@@ -43,6 +43,9 @@ const schema = z.object({
   RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });
 
+/** Every variable the process reads (.env.example lists them all; a test checks it). */
+export const CONFIG_KEYS = Object.keys(schema.shape);
+
 export type Config = z.infer<typeof schema> & { PUBLIC_URL: string; BASE_URL: string };
 
 export class ConfigError extends Error {}

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
 import { setFlag } from '../http/flags';
+import { identityCommands } from './identity-commands';
 
 export class CliError extends Error {}
 
@@ -11,6 +12,7 @@ export interface Command {
 
 /** Operator commands. Each returns the one line to print; throw CliError for a usage problem. */
 export const commands: Record<string, Command> = {
+  ...identityCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     async run(db, [key, value]) {

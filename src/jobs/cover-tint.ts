@@ -22,14 +22,17 @@ for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
   ['172.16.0.0', 12], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::', 10], ['::ffff:0:0', 96]] as const)
+for (const [net, bits] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::', 10]] as const)
   PRIVATE.addSubnet(net, bits, 'ipv6');
 
 async function assertPublicHost(host: string): Promise<void> {
   const h = host.replace(/^\[|\]$/g, '');
   const addrs = isIP(h) ? [{ address: h, family: isIP(h) }] : await lookup(h, { all: true });
   for (const a of addrs) {
-    if (PRIVATE.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4')) throw new PermanentImageError(`refusing private address for ${host}`);
+    // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a.address);
+    const blocked = mapped ? PRIVATE.check(mapped[1], 'ipv4') : PRIVATE.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
+    if (blocked) throw new PermanentImageError(`refusing private address for ${host}`);
   }
 }
 

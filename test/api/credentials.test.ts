@@ -4,6 +4,7 @@ import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { LocalIdentityProvider } from '../../src/integrations/idp';
+import { globalSignOut } from '../../src/modules/idp/idp.service';
 import { closeDb, createTestApp } from '../helpers/app';
 import { authHeaders, createUser, impersonationCookies, sessionCookies } from '../helpers/auth';
 
@@ -130,7 +131,6 @@ describe('credential resolver', () => {
     const u = await createUser(t.ctx.db);
     const bearer = await authHeaders(t, u);
     const cookies = await sessionCookies(t, u);
-    const { globalSignOut } = await import('../../src/modules/idp/idp.service');
     await globalSignOut(t.ctx, u.id);
     expect((await request(app).get('/api/v1/probe').set(bearer)).status).toBe(401);
     expect((await request(app).get('/api/v1/probe').set(cookies)).status).toBe(401);

@@ -243,6 +243,17 @@ describe('GET /idp/oauth/callback', () => {
     expect(await testDb()('user_identities').where({ user_id: existing.id }).first()).toBeUndefined();
   });
 
+  test('when the linked account is suspended then oauth_error and no session', async () => {
+    const sub = unique('suspended');
+    const user = await createUser(testDb(), { email: `${sub}@example.test`, email_verified: true, status: 'suspended' });
+    await testDb()('user_identities').insert({ provider: 'provider_a', subject: sub, user_id: user.id, email: user.email });
+    opA.accounts.set(sub, { sub, email: user.email, email_verified: true });
+    const flow = await atProvider(opA, sub);
+    const res = await callback(flow.params, flow.cookie);
+    expectFailure(res, 'oauth_error');
+    expect(flowCookieCleared(res)).toBe(true);
+  });
+
   test('when the flow cookie is missing then state_mismatch', async () => {
     const sub = unique('nocookie');
     opA.accounts.set(sub, { sub, email: `${sub}@example.test`, email_verified: true });
@@ -303,6 +314,11 @@ describe('GET /idp/oauth/callback', () => {
   test('when the error parameter is not an OAuth error code then oauth_error', async () => {
     const res = await callback({ error: '<script>alert(1)</script>' });
     expectFailure(res, 'oauth_error');
+  });
+
+  test('when the callback query is malformed (repeated parameters) then it still redirects to the site, never JSON', async () => {
+    const res = await request(t.app).get('/api/v1/idp/oauth/callback?code=a&code=b&state=s&state=t');
+    expectFailure(res, 'state_mismatch');
   });
 
   test('when the code is refused at the token endpoint then token_exchange_failed', async () => {

@@ -104,6 +104,9 @@ describe('OpenAPI and docs', () => {
     }
     const init = await request(app).get('/api/v1/docs/init.js');
     expect(init.text).toContain('/api/v1/openapi.json');
+    // Served over http here: the page must not ask browsers to upgrade its asset requests.
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    expect(page.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
     const js = await request(app).get('/api/v1/docs/assets/swagger-ui-bundle.js');
     expect(js.headers['content-type']).toMatch(/javascript/);
   });

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import request, { type Response } from 'supertest';
 import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
-import { LIMITERS, type LimiterName } from '../../src/http/rate-limits';
+import { LIMITERS, skipsGlobal, type LimiterName } from '../../src/http/rate-limits';
 import { modules } from '../../src/modules';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
@@ -168,6 +168,23 @@ describe('rate limits', () => {
 
   test('when the limiter table is read then it holds exactly the spec limiters', () => {
     expect(Object.keys(LIMITERS).sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  test('when the global skip list is asked then public reads with both buckets are not skipped and own-bucket routes are', () => {
+    // The spec names these as carrying both the global and the public bucket.
+    for (const p of ['/locations', '/leaderboard', '/achievements/x', '/platform/numbers', '/stats']) expect([p, skipsGlobal('GET', p)]).toEqual([p, false]);
+    for (const [m, p] of [
+      ['POST', '/presence/fundraisers/abc'],
+      ['GET', '/fundraisers'],
+      ['GET', '/fundraisers/abc'],
+      ['GET', '/home/activity'],
+      ['GET', '/idp/verify-email'],
+      ['POST', '/referrals/clicks'],
+      ['GET', '/cards/abc/qr.svg'],
+      ['GET', '/payouts/earnings'],
+    ]) expect([m, p, skipsGlobal(m, p)]).toEqual([m, p, true]);
+    // Writes to browsing paths still count globally.
+    expect(skipsGlobal('POST', '/fundraisers')).toBe(false);
   });
 
   test.each(NAMED)('when the %s limiter is exceeded then 429 with its message, retryAfter and draft-6 headers', async (name) => {

@@ -70,6 +70,11 @@ export async function sessionCookies(t: TestApp, user: TestUser): Promise<Record
   return cookieHeader(r.tokens);
 }
 
+/** Session cookies minted without a password, as a social sign-in (issueSessionForUser) gets them. */
+export async function mintedSessionCookies(t: TestApp, user: TestUser): Promise<Record<string, string>> {
+  return cookieHeader(await localIdp(t).issueTokensForUser(user.id));
+}
+
 /** Session cookies of `staff` viewing `user`'s account on the user's behalf (impersonation). */
 export async function impersonationCookies(t: TestApp, staff: TestUser, user: TestUser): Promise<Record<string, string>> {
   return cookieHeader(await localIdp(t).issueTokensForUser(user.id, { impersonatedBy: staff.id }));

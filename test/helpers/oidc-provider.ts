@@ -6,7 +6,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 // oidc-provider v7 is CommonJS without bundled types.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Provider } = require('oidc-provider') as { Provider: new (issuer: string, config: object) => any };
 
 export interface TestAccount {

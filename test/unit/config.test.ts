@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, parseConfig } from '../../src/config';
+import { CONFIG_KEYS, ConfigError, parseConfig } from '../../src/config';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -61,6 +62,25 @@ describe('configuration', () => {
     const msg = errorOf({ [name]: value });
     expect(msg.split('\n')).toHaveLength(1);
     expect(msg).toContain(name);
+  });
+
+  test('when .env.example is read then it lists every variable of decisions.md and of the config, with valid values', () => {
+    const text = fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8');
+    const entries = Object.fromEntries(
+      text
+        .split('\n')
+        .filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    const decisions = [
+      'PORT', 'HOST', 'PUBLIC_URL', 'SITE_URL', 'DATABASE_URL', 'REDIS_URL', 'TRUST_PROXY', 'NODE_ENV', 'SMTP_URL',
+      'MAIL_FROM', 'IDP', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_API_URL', 'CAPTCHA_SECRET',
+      'CAPTCHA_VERIFY_URL', 'OAUTH_PROVIDER_A_ISSUER', 'OAUTH_PROVIDER_A_CLIENT_ID', 'OAUTH_PROVIDER_A_CLIENT_SECRET',
+      'OAUTH_PROVIDER_B_ISSUER', 'OAUTH_PROVIDER_B_CLIENT_ID', 'OAUTH_PROVIDER_B_CLIENT_SECRET',
+    ];
+    expect(Object.keys(entries).sort()).toEqual([...new Set([...decisions, ...CONFIG_KEYS])].sort());
+    // The example, as written, is a valid configuration (empty = unset).
+    expect(() => parseConfig(entries)).not.toThrow();
   });
 
   test('when the server starts with PORT=abc then it exits non-zero with one line naming PORT on stderr', () => {

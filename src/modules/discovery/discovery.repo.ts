@@ -79,7 +79,10 @@ interface Built {
   bindings: unknown[];
 }
 
-function filters(f: ListFilter): Built {
+/** 'fts': full-text match; 'fuzzy': the trigram fallback, used only when full text finds nothing. */
+type SearchMode = 'fts' | 'fuzzy';
+
+function filters(f: ListFilter, mode: SearchMode): Built {
   const where = [LISTABLE];
   const bindings: unknown[] = [];
   if (f.status === 'active') where.push(LIVE);
@@ -93,12 +96,16 @@ function filters(f: ListFilter): Built {
     bindings.push(f.projects);
   }
   if (f.q) {
-    // Full text (stemmed, ranked, websearch syntax) or, for short and misspelled words, every
-    // word of q similar to a word of the title (pg_trgm word similarity, GIN-indexed).
-    const words = searchWords(f.q);
-    const fuzzy = words.length ? ` or (${words.map(() => '? <% f.title').join(' and ')})` : '';
-    where.push(`(f.search_vector @@ ${TSQUERY}${fuzzy})`);
-    bindings.push(f.q, f.q, f.q, f.q, ...words);
+    if (mode === 'fts') {
+      // Full text: stemmed, websearch syntax, GIN-indexed with real selectivity statistics.
+      where.push(`f.search_vector @@ ${TSQUERY}`);
+      bindings.push(f.q, f.q, f.q, f.q);
+    } else {
+      // Short and misspelled words: every word of q similar to a word of the title (pg_trgm, GIN-indexed).
+      const words = searchWords(f.q);
+      where.push(words.length ? `(${words.map(() => '? <% f.title').join(' and ')})` : 'false');
+      bindings.push(...words);
+    }
   }
   if (f.near) {
     const box = boundingBox(f.near.lat, f.near.lng, f.near.radiusMi);
@@ -119,9 +126,30 @@ function distanceSql(): string {
     + cos(radians(?)) * cos(radians(f.location_lat)) * power(sin(radians(f.location_lng - ?) / 2), 2)))))`;
 }
 
-/** One page of cards plus the total, for the filters of GET /fundraisers. */
-export async function listCards(db: Db, f: ListFilter): Promise<{ rows: CardRow[]; total: number }> {
-  const { where, bindings } = filters(f);
+/**
+ * One page of cards plus the total, for the filters of GET /fundraisers. `cachedTotal` lets the
+ * caller serve the count of a broad filter from a short cache (it is O(matches) in Postgres).
+ */
+export async function listCards(
+  db: Db,
+  f: ListFilter,
+  cachedTotal?: (compute: () => Promise<number>) => Promise<number>,
+): Promise<{ rows: CardRow[]; total: number }> {
+  if (f.q) {
+    const hit = await listCardsIn(db, f, 'fts', cachedTotal);
+    // Trigram fallback only when full text finds nothing (e.g. "vacination", "med").
+    return hit.total > 0 ? hit : listCardsIn(db, f, 'fuzzy', cachedTotal);
+  }
+  return listCardsIn(db, f, 'fts', cachedTotal);
+}
+
+async function listCardsIn(
+  db: Db,
+  f: ListFilter,
+  mode: SearchMode,
+  cachedTotal?: (compute: () => Promise<number>) => Promise<number>,
+): Promise<{ rows: CardRow[]; total: number }> {
+  const { where, bindings } = filters(f, mode);
   const lang = f.lang ?? 'en';
   const select: string[] = [];
   const selectBindings: unknown[] = [];
@@ -135,10 +163,13 @@ export async function listCards(db: Db, f: ListFilter): Promise<{ rows: CardRow[
   } else if (f.sort === 'raised') {
     // An explicit sort wins over the search rank; search then only filters.
     order = 'f.raised_cents desc, f.created_at desc, f.id desc';
+  } else if (f.q && mode === 'fts') {
+    // Weights: title A (1.0) > summary B > category/location C > story D (0.1): a title hit outranks a story hit.
+    order = `ts_rank(f.search_vector, ${TSQUERY}) desc, f.created_at desc, f.id desc`;
+    orderBindings.push(f.q, f.q, f.q, f.q);
   } else if (f.q) {
-    // A title hit (weight A) outranks a story hit (weight D); title similarity lifts trigram-only hits.
-    order = `(ts_rank(f.search_vector, ${TSQUERY}) + 0.5 * word_similarity(?, f.title)) desc, f.created_at desc, f.id desc`;
-    orderBindings.push(f.q, f.q, f.q, f.q, f.q);
+    order = 'word_similarity(?, f.title) desc, f.created_at desc, f.id desc';
+    orderBindings.push(f.q);
   } else {
     order = 'f.created_at desc, f.id desc';
   }
@@ -158,12 +189,12 @@ export async function listCards(db: Db, f: ListFilter): Promise<{ rows: CardRow[
     : `select count(*)::int as n ${base}`;
   const countBindings = f.near ? [...selectBindings, ...bindings, f.near.radiusMi] : bindings;
 
-  const [page, count] = await Promise.all([
+  const countNow = async () => Number((await db.raw(countSql, countBindings as any[])).rows[0]?.n ?? 0);
+  const [page, total] = await Promise.all([
     db.raw(pageSql, pageBindings as any[]),
-    db.raw(countSql, countBindings as any[]),
+    cachedTotal ? cachedTotal(countNow) : countNow(),
   ]);
   const ids: Array<{ id: string; distance_mi?: number }> = page.rows;
-  const total = Number(count.rows[0]?.n ?? 0);
   if (ids.length === 0) return { rows: [], total };
 
   const details = await db.raw(

@@ -15,6 +15,7 @@ import {
 
 const CITIES_TTL_SECONDS = 300;
 const ZIP_TTL_SECONDS = 86_400;
+const TOTAL_TTL_SECONDS = 30;
 
 function toCard(r: repo.CardRow) {
   const goal = Number(r.goal_amount_cents);
@@ -61,7 +62,7 @@ export default defineRoutes(
       limiters: ['public'],
       query: listQuery,
       response: listResponse,
-      handler: async ({ req, db, query }) => {
+      handler: async ({ req, ctx, db, query }) => {
         const near = params.parseNear(req.query.near);
         const status = params.parseStatus(query.status);
         const categoryValue = params.first(query.category)?.trim();
@@ -80,7 +81,15 @@ export default defineRoutes(
         const pagination = { limit: filter.limit, offset: filter.offset };
         // An unknown category matches nothing (not an error: the list ignores what it cannot use).
         if (categoryIds && categoryIds.length === 0) return { data: [], pagination: { ...pagination, total: 0 } };
-        const { rows, total } = await repo.listCards(db, filter);
+        // The total of a broad filter (no q, no near) is O(campaigns) to count: served from a
+        // 30-second cache (the spec allows card counts up to 30 s stale). Few keys: status x category x projects.
+        const broad = !filter.q && !filter.near;
+        const key = `discovery:total:${filter.status}:${categoryIds?.join('.') ?? '*'}:${String(filter.projects)}`;
+        const { rows, total } = await repo.listCards(
+          db,
+          filter,
+          broad ? (compute) => ctx.cache.wrap(key, TOTAL_TTL_SECONDS, compute) : undefined,
+        );
         return { data: rows.map(toCard), pagination: { ...pagination, total } };
       },
     }),

@@ -28,12 +28,3 @@ const OPTIONS: sanitizeHtml.IOptions = {
 export function sanitizeStory(html: string): string {
   return sanitizeHtml(html, OPTIONS).trim();
 }
-
-/** Plain text of a story (for length checks, duplicate detection and search). */
-export function storyText(html: string | null | undefined): string {
-  if (!html) return '';
-  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
-    .replace(/&nbsp;/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}

@@ -24,7 +24,7 @@ function cookiesOf(req: Request): Record<string, string | undefined> {
 }
 
 /** The identity provider's subject for an account (users.id locally, the pool's sub otherwise). */
-const subjectOf = (ctx: AppContext, u: repo.UserRow) => (ctx.idp.kind === 'local' ? u.id : u.idp_subject);
+const subjectOf = (ctx: Pick<AppContext, 'idp'>, u: repo.UserRow) => (ctx.idp.kind === 'local' ? u.id : u.idp_subject);
 
 // ---------------------------------------------------------------------------------------------
 // Sign-up and confirmation
@@ -246,7 +246,7 @@ export async function currentUser(ctx: AppContext, req: Request, res: Response) 
 }
 
 /** Ends every session of the account: refresh tokens revoked, earlier ID/access tokens refused. */
-export async function globalSignOut(ctx: AppContext, userId: string): Promise<void> {
+export async function globalSignOut(ctx: Pick<AppContext, 'db' | 'idp'>, userId: string): Promise<void> {
   const u = await repo.findUserById(ctx.db, userId);
   if (!u) return;
   await repo.cutOffTokens(ctx.db, userId);

@@ -154,6 +154,12 @@ async function dispatch(ctx: AppContext, req: Request, res: Response): Promise<v
   res.status(status).type(AMZ_JSON).send(JSON.stringify(out));
 }
 
+function isPasswordOperation(req: Request): boolean {
+  const op = String(req.headers['x-amz-target'] ?? '').slice(TARGET_PREFIX.length);
+  if (op === 'InitiateAuth') return (req.body as { AuthFlow?: unknown } | undefined)?.AuthFlow === 'USER_PASSWORD_AUTH';
+  return op === 'SignUp' || op === 'ConfirmSignUp' || op === 'RespondToAuthChallenge';
+}
+
 export default defineRoutes('/local-idp', [
   route({
     method: 'post',
@@ -161,7 +167,8 @@ export default defineRoutes('/local-idp', [
     summary: "Built-in identity provider speaking Cognito's JSON protocol (X-Amz-Target AWSCognitoIdentityProviderService.<Operation>)",
     description: `Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Errors are { __type, message }.`,
     auth: 'none',
-    limiters: [{ name: 'auth', when: (req) => /\.(InitiateAuth|SignUp|ConfirmSignUp|RespondToAuthChallenge)$/.test(String(req.headers['x-amz-target'] ?? '')) }],
+    // Password guesses and code guesses count against the auth limiter; token refreshes do not.
+    limiters: [{ name: 'auth', when: isPasswordOperation }],
     produces: AMZ_JSON,
     handler: ({ ctx, req, res }) => dispatch(ctx, req, res),
   }),

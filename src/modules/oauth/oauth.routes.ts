@@ -13,7 +13,10 @@ import { authorizationRequest, completeCallback } from './oauth.service';
 
 // A callback must always end in a redirect to the site, never in a JSON error: malformed values
 // (repeated parameters, arrays) are read as absent.
-const optionalText = z.string().max(4096).optional().catch(undefined);
+const optionalText = z.preprocess(
+  (v) => (typeof v === 'string' && v.length <= 4096 ? v : undefined),
+  z.string().max(4096).optional(),
+);
 
 const FAILURES =
   'Failures redirect to `{site_url}/auth?error=<reason>`: `state_mismatch` (flow cookie missing, another browser, ' +
@@ -46,11 +49,19 @@ export default defineRoutes(
         const site = ctx.config.SITE_URL;
         const flow = await takeFlow(ctx, req.cookies?.[FLOW_COOKIE], res);
         const fail = (reason: string) => res.redirect(302, `${site}/auth?error=${encodeURIComponent(reason)}`);
-        const outcome = await completeCallback(ctx, flow, query);
+        let outcome;
+        try {
+          outcome = await completeCallback(ctx, flow, query);
+        } catch (err) {
+          // The browser is mid-navigation: it gets the site's error page, never a JSON 500.
+          ctx.log.error({ err }, 'social sign-in callback failed unexpectedly');
+          return fail('oauth_error');
+        }
         if (!outcome.ok) return fail(outcome.reason);
         try {
           await issueSessionForUser(ctx, res, outcome.userId);
         } catch (err) {
+          // e.g. a suspended or banned account (403 from the session service).
           ctx.log.warn({ err: (err as Error).message, userId: outcome.userId }, 'social sign-in: no session issued');
           return fail('oauth_error');
         }
