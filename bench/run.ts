@@ -75,13 +75,17 @@ async function main() {
       pg_size_pretty(pg_total_relation_size('fundraisers')) size, version() pg from fundraisers`)
   ).rows[0];
 
-  const ctx = createContext({ config, db, log: createLogger('silent') });
-  registerJobs(ctx);
-  const app = buildApp(ctx);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  // A fresh context (own caches) per server: the EXPLAIN pass below must see uncached counts.
+  const startServer = async () => {
+    const ctx = createContext({ config, db, log: createLogger('silent') });
+    registerJobs(ctx);
+    const app = buildApp(ctx);
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` };
+  };
+  const { server, base } = await startServer();
   const slugs: string[] = (
     await db.raw(`select slug from fundraisers where slug like 'bench-%' and deleted_at is null and visibility = 'public'
                   and status = 'active' order by random() limit 500`)
@@ -123,7 +127,9 @@ async function main() {
     slugDirect = { requests: t.length, errors: 0, seconds: sum, rps: t.length / sum, p50: t[149]!, p99: t[296]!, max: t[299]! };
   }
 
-  // EXPLAIN (ANALYZE, BUFFERS) of the exact SQL one request of each list scenario ran.
+  server.close();
+  // EXPLAIN (ANALYZE, BUFFERS) of the exact SQL one request of each list scenario ran (cold caches).
+  const explainServer = await startServer();
   const plans: Array<{ name: string; path: string; queries: Array<{ sql: string; plan: string }> }> = [];
   for (const s of scenarios.filter((x) => x.explain)) {
     const captured: Array<{ sql: string; bindings: unknown[] }> = [];
@@ -132,7 +138,7 @@ async function main() {
     };
     db.on('query', onQuery);
     const p = s.path();
-    await fetch(base + p, { headers: { 'X-Forwarded-For': '10.255.255.1' } }).then((r) => r.arrayBuffer());
+    await fetch(explainServer.base + p, { headers: { 'X-Forwarded-For': '10.255.255.1' } }).then((r) => r.arrayBuffer());
     db.off('query', onQuery);
     const conn = (await db.client.acquireConnection()) as PoolClient;
     const queries = [];
@@ -147,7 +153,7 @@ async function main() {
     plans.push({ name: s.name, path: p, queries });
   }
 
-  server.close();
+  explainServer.server.close();
   await handle.close();
   writeResults({ stats, results, slugRoute, slugDirect, plans });
   log('wrote bench/RESULTS.md');
@@ -177,6 +183,8 @@ function writeResults(r: {
       `${REQUESTS} requests or ${SECONDS} s per scenario after a 30-request warm-up; each request uses its own ` +
       'X-Forwarded-For so the per-IP public limiter (300/min) does not cap throughput.',
     '',
+    `Machine load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1/5/15 min) on ${cpu.length} cores.`,
+    '',
     '| scenario | requests | errors | req/s | p50 ms | p99 ms | max ms |',
     '|---|---|---|---|---|---|---|',
     ...r.results.map((x) => row(x.name, x.r)),
@@ -184,10 +192,24 @@ function writeResults(r: {
     '',
     r.slugRoute ? 'The slug read is the fundraisers module\'s `GET /fundraisers/slug/{slug}` route.' : '`GET /fundraisers/slug/{slug}` was not available when this ran; the slug row times the indexed repository query directly.',
     '',
+    '## Notes',
+    '',
+    '- Data set (bench/seed.ts): 2,000 owners; 85% active, 10% ended, 5% draft/pending; 90% public; 1% deleted; 80% ' +
+      'with a point among the 300 most populous gazetteer cities (skewed to the largest); titles, summaries and ' +
+      'stories drawn from a 60-word vocabulary, so one search word matches ~13-16% of all campaigns (13k rows): a ' +
+      'worst case for ranked search, where every match must be ranked before the top 20 are known.',
+    '- Indexes (migration 20261122050100): partial on the list filter (public, not deleted, active or ended): ' +
+      '(created_at desc, id desc), (raised_cents desc, created_at desc), (category_id, created_at desc), ' +
+      '(location_lat, location_lng), GIN(search_vector), GIN(title gin_trgm_ops).',
+    '- near: bounding box on the (lat, lng) index, then the exact haversine distance; index-only, no heap fetches.',
+    '- Latency includes the in-process load generator competing for the same 2 cores with the app and Postgres.',
+    '',
     '## Query plans',
     '',
-    'Each list request runs (1) the page query (ids, ordered, limited), (2) the count for `pagination.total`, in ' +
-      'parallel, then (3) the display join for the page ids. Index use per query:',
+    'Each list request runs the page query (ids, ordered, limited) and the count for `pagination.total` in ' +
+      'parallel, then the display join for the page ids. With `q`, a search that full text cannot satisfy is run ' +
+      'again as the trigram fallback (two more queries). Without `q`/`near` the count is served from a 30 s cache ' +
+      'under load; the plans below were taken on a fresh app, so they include it. Index use per query:',
     '',
     ...r.plans.flatMap((p) => p.queries.map((q, i) => `- ${p.name}, query ${i + 1}: ${indexUse(q.plan).join(', ') || '(no index)'}`)),
     '',

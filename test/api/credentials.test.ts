@@ -172,6 +172,46 @@ describe('credential resolver', () => {
   });
 });
 
+describe('credential resolver with an external (Cognito) pool', () => {
+  // A stand-in pool: its own RS256 key, issuer and client id, as the Cognito provider exposes them.
+  const pool = createTestApp();
+  const poolApp = buildApp(pool.ctx, [probe]);
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Test';
+  pool.ctx.idp = {
+    ...pool.ctx.idp,
+    kind: 'cognito',
+    verification: { issuer, audience: 'pool-client', jwksUri: `${issuer}/.well-known/jwks.json`, getPublicKey: async (kid: string) => (kid === 'k1' ? publicKey.export({ type: 'spki', format: 'pem' }).toString() : null) },
+  } as typeof pool.ctx.idp;
+  const idToken = (claims: Record<string, unknown>) =>
+    jwt.sign({ token_use: 'id', ...claims }, privateKey, { algorithm: 'RS256', keyid: 'k1', issuer, audience: 'pool-client', expiresIn: 600 });
+
+  test('when a pool ID token with a verified address arrives then it links to the account with that address', async () => {
+    const u = await createUser(pool.ctx.db);
+    const sub = `cog-${u.id}`;
+    const res = await request(poolApp).get('/api/v1/probe').set('Authorization', `Bearer ${idToken({ sub, email: u.email, email_verified: true })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.userId).toBe(u.id);
+    expect((await pool.ctx.db('users').where({ id: u.id }).first()).idp_subject).toBe(sub);
+  });
+
+  test('when the pool address is unverified then the token does not claim the account', async () => {
+    const u = await createUser(pool.ctx.db);
+    const res = await request(poolApp)
+      .get('/api/v1/probe')
+      .set('Authorization', `Bearer ${idToken({ sub: `cog-${u.id}`, email: u.email, email_verified: false })}`);
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('TOKEN_INVALID');
+  });
+
+  test('when the pool token is for another client then 401 TOKEN_INVALID', async () => {
+    const u = await createUser(pool.ctx.db);
+    const other = jwt.sign({ token_use: 'id', sub: 'x', email: u.email, email_verified: true }, privateKey, { algorithm: 'RS256', keyid: 'k1', issuer, audience: 'someone-else', expiresIn: 600 });
+    const res = await request(poolApp).get('/api/v1/probe').set('Authorization', `Bearer ${other}`);
+    expect(res.body.code).toBe('TOKEN_INVALID');
+  });
+});
+
 describe('CSRF protection of cookie sessions', () => {
   test('when a cookie-authenticated POST comes from another origin then 403', async () => {
     const u = await createUser(t.ctx.db);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { IdpError, LocalIdentityProvider } from '../../src/integrations/idp';
 import { issueCode } from '../../src/integrations/idp/codes';
+import { issueSessionForUser } from '../../src/modules/idp/session';
 import { closeDb, createTestApp } from '../helpers/app';
 import { authHeaders, createUser, impersonationCookies, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 
@@ -32,12 +33,6 @@ function parseSetCookies(res: request.Response): Record<string, ParsedCookie> {
   }
   return out;
 }
-
-const cookieHeader = (res: request.Response) =>
-  Object.values(parseSetCookies(res))
-    .filter((c) => c.value)
-    .map((c) => `${c.name}=${c.value}`)
-    .join('; ');
 
 const isCleared = (c: ParsedCookie | undefined) =>
   Boolean(c) && c!.value === '' && (c!.attrs.expires ? new Date(String(c!.attrs.expires)).getTime() < Date.now() : false);
@@ -373,6 +368,23 @@ describe('POST /idp/logout', () => {
     expect(res.status).toBe(200);
     expect(isCleared(parseSetCookies(res).id_token)).toBe(true);
   });
+});
+
+test('when issueSessionForUser signs a user in (social callback) then the three cookies are set and /idp/me answers', async () => {
+  const t = createTestApp();
+  const u = await createUser(t.ctx.db, { name: 'Social Sam' });
+  const express = (await import('express')).default;
+  const app = express();
+  app.get('/cb', async (_req, res) => {
+    const user = await issueSessionForUser(t.ctx, res, u.id);
+    res.json(user);
+  });
+  const res = await request(app).get('/cb');
+  expect(res.body).toMatchObject({ id: u.id, name: 'Social Sam', role: 'user' });
+  const c = parseSetCookies(res);
+  expect(Object.keys(c).sort()).toEqual(['access_token', 'id_token', 'refresh_token']);
+  const me = await request(t.app).get('/api/v1/idp/me').set('Cookie', Object.values(c).map((k) => `${k.name}=${k.value}`).join('; '));
+  expect(me.body.user.id).toBe(u.id);
 });
 
 test('when the local IdP signs tokens then they carry Cognito claims', async () => {

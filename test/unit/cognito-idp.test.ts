@@ -126,11 +126,13 @@ describe('Cognito identity provider', () => {
   });
 
   test('when the refresh token is rejected then not_authorized (401); when Cognito is unreachable then unreachable (503)', async () => {
-    cognito.on(InitiateAuthCommand).rejectsOnce(awsError('NotAuthorizedException'));
+    cognito.on(InitiateAuthCommand).rejects(awsError('NotAuthorizedException'));
     expect(await kindOf(idp.refresh('rt'))).toBe('not_authorized');
-    cognito.on(InitiateAuthCommand).rejectsOnce(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    cognito.reset();
+    cognito.on(InitiateAuthCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     expect(await kindOf(idp.refresh('rt'))).toBe('unreachable');
-    cognito.on(InitiateAuthCommand).rejectsOnce(Object.assign(awsError('InternalErrorException', 500), { $fault: 'server' }));
+    cognito.reset();
+    cognito.on(InitiateAuthCommand).rejects(Object.assign(awsError('InternalErrorException', 500), { $fault: 'server' }));
     expect(await kindOf(idp.refresh('rt'))).toBe('unreachable');
   });
 

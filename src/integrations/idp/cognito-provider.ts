@@ -77,7 +77,6 @@ export class CognitoIdentityProvider implements IdentityProvider {
       getPublicKey: async (kid) => {
         try {
           // Loaded on first use: jwks-rsa pulls in an ESM-only dependency that jest cannot load.
-          // eslint-disable-next-line @typescript-eslint/no-require-imports
           jwks ??= (require('jwks-rsa') as typeof import('jwks-rsa'))({
             jwksUri,
             cache: true,
@@ -136,8 +135,8 @@ export class CognitoIdentityProvider implements IdentityProvider {
   }
 
   private toAuthResult(out: { AuthenticationResult?: AuthenticationResultType; ChallengeName?: string; Session?: string }): AuthResult {
-    if (out.AuthenticationResult?.IdToken) return { kind: 'tokens', tokens: this.tokens(out.AuthenticationResult) };
-    if (out.ChallengeName) return { kind: 'challenge', challengeName: out.ChallengeName, session: out.Session ?? '' };
+    if (out?.AuthenticationResult?.IdToken) return { kind: 'tokens', tokens: this.tokens(out.AuthenticationResult) };
+    if (out?.ChallengeName) return { kind: 'challenge', challengeName: out.ChallengeName, session: out.Session ?? '' };
     throw new IdpError('unreachable', 'Unexpected answer from the identity provider');
   }
 
@@ -192,7 +191,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
         }),
       ),
     );
-    if (!out.AuthenticationResult?.IdToken) throw new IdpError('not_authorized', 'Invalid Refresh Token');
+    if (!out?.AuthenticationResult?.IdToken) throw new IdpError('not_authorized', 'Invalid Refresh Token');
     const t = this.tokens(out.AuthenticationResult);
     return { ...t, refreshToken: undefined };
   }
@@ -207,7 +206,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
     await this.call(() => this.client.send(new AdminUserGlobalSignOutCommand({ UserPoolId: this.s.userPoolId, Username: sub })));
   }
 
-  async changePassword(input: { accessToken?: string; currentPassword: string; newPassword: string }): Promise<void> {
+  async changePassword(input: { sub: string; email: string; accessToken?: string; currentPassword: string; newPassword: string }): Promise<void> {
     if (!input.accessToken) throw new IdpError('not_authorized', 'Access token required');
     await this.call(() =>
       this.client.send(

@@ -57,7 +57,9 @@ export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, c
     owner = await repo.findOwnerById(ctx.db, sub, sessionId);
     if (owner && (!owner.session_id || owner.session_revoked_at)) throw tokenInvalid('The session has been signed out');
   } else {
-    owner = await repo.findOwnerBySubject(ctx.db, sub, typeof claims.email === 'string' ? claims.email : undefined);
+    // Linking by address only with a verified address: an unverified one could claim someone's account.
+    const verified = claims.email_verified === true || claims.email_verified === 'true';
+    owner = await repo.findOwnerBySubject(ctx.db, sub, verified && typeof claims.email === 'string' ? claims.email : undefined);
   }
   if (!owner) throw tokenInvalid('The account no longer exists');
   if (owner.status !== 'active') throw tokenInvalid(`The account is ${owner.status}`);

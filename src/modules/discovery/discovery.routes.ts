@@ -1,6 +1,7 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
+import { percentageFunded } from '../fundraisers/serialize';
 import * as params from './discovery.params';
 import * as repo from './discovery.repo';
 import {
@@ -27,7 +28,7 @@ function toCard(r: repo.CardRow) {
     summary: r.summary,
     goal_amount_cents: goal,
     total_raised_cents: raised,
-    percentage_funded: goal > 0 ? Math.round((raised / goal) * 1000) / 10 : 0,
+    percentage_funded: percentageFunded(raised, goal), // same rounding as the detail reads
     currency: r.currency,
     status: r.status,
     type: r.type,

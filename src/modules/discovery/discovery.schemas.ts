@@ -29,7 +29,7 @@ export const fundraiserCard = z
     summary: z.string().nullable(),
     goal_amount_cents: z.number().int(),
     total_raised_cents: z.number().int(),
-    percentage_funded: z.number().describe('total_raised_cents / goal_amount_cents * 100, one decimal; 0 when the goal is 0'),
+    percentage_funded: z.number().describe('total_raised_cents / goal_amount_cents * 100, two decimals; 0 when the goal is 0'),
     currency: z.string(),
     status: z.enum(['active', 'ended']),
     type: z.enum(['personal', 'for_others', 'charity']),

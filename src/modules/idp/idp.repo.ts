@@ -22,6 +22,9 @@ export const findUserById = (db: Q, id: string): Promise<UserRow | undefined> =>
 export const findUserByEmail = (db: Q, email: string): Promise<UserRow | undefined> =>
   db('users').whereRaw('lower(email) = lower(?)', [email]).first(COLS);
 
+export const findUserBySubject = (db: Q, subject: string): Promise<UserRow | undefined> =>
+  db('users').where({ idp_subject: subject }).first(COLS);
+
 export async function insertUser(trx: Q, row: { email: string; name: string | null; roles: string[] }): Promise<UserRow> {
   const [u] = await trx('users').insert(row).returning(COLS);
   return u;

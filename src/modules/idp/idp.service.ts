@@ -103,7 +103,7 @@ async function completeSignIn(ctx: AppContext, res: Response, tokens: TokenSet):
   const user =
     ctx.idp.kind === 'local'
       ? await repo.findUserById(ctx.db, String(claims.sub))
-      : await provisionExternalAccount(ctx, String(claims.sub), String(claims.email ?? ''));
+      : await provisionExternalAccount(ctx, String(claims.sub), String(claims.email ?? ''), claims.email_verified === true || claims.email_verified === 'true');
   if (!user) throw e.invalidCredentials();
   if (user.status !== 'active') {
     if (tokens.refreshToken) await ctx.idp.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
@@ -114,12 +114,19 @@ async function completeSignIn(ctx: AppContext, res: Response, tokens: TokenSet):
 }
 
 /** A pool account without a profile yet (signed up in the native app): linked or created. */
-async function provisionExternalAccount(ctx: AppContext, subject: string, email: string): Promise<repo.UserRow | undefined> {
-  const bySub = await ctx.db('users').where({ idp_subject: subject }).first('id');
-  if (bySub) return repo.findUserById(ctx.db, bySub.id);
+async function provisionExternalAccount(
+  ctx: AppContext,
+  subject: string,
+  email: string,
+  emailVerified: boolean,
+): Promise<repo.UserRow | undefined> {
+  const bySub = await repo.findUserBySubject(ctx.db, subject);
+  if (bySub) return bySub;
   if (!email) return undefined;
   const existing = await repo.findUserByEmail(ctx.db, email);
   if (existing) {
+    // Only a verified address may attach the pool account to an existing profile.
+    if (!emailVerified || existing.idp_subject) return undefined;
     await repo.setIdpSubject(ctx.db, existing.id, subject);
     return { ...existing, idp_subject: subject };
   }
@@ -265,7 +272,7 @@ export async function logout(ctx: AppContext, req: Request, res: Response) {
         const u =
           ctx.idp.kind === 'local'
             ? await repo.findUserById(ctx.db, claims.sub).catch(() => undefined)
-            : await ctx.db('users').where({ idp_subject: claims.sub }).first('id');
+            : await repo.findUserBySubject(ctx.db, claims.sub);
         userId = u?.id ?? null;
       }
     }
