@@ -60,6 +60,19 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${String(issue.path[0])}: ${issue.message}`);
   }
   const c = parsed.data;
+  if (c.IDP === 'cognito') {
+    for (const name of ['COGNITO_REGION', 'COGNITO_USER_POOL_ID', 'COGNITO_CLIENT_ID'] as const) {
+      if (!c[name]) throw new ConfigError(`Invalid configuration: ${name}: required when IDP=cognito`);
+    }
+  }
+  for (const p of ['A', 'B'] as const) {
+    const set = [c[`OAUTH_PROVIDER_${p}_ISSUER`], c[`OAUTH_PROVIDER_${p}_CLIENT_ID`], c[`OAUTH_PROVIDER_${p}_CLIENT_SECRET`]];
+    // Half a provider is a typo, not "provider off": say which part is missing.
+    if (set.some(Boolean) && !set.every(Boolean)) {
+      const missing = ['ISSUER', 'CLIENT_ID', 'CLIENT_SECRET'][set.findIndex((v) => !v)];
+      throw new ConfigError(`Invalid configuration: OAUTH_PROVIDER_${p}_${missing}: required when provider_${p.toLowerCase()} is partly configured`);
+    }
+  }
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
   return { ...c, SITE_URL: c.SITE_URL.replace(/\/+$/, ''), PUBLIC_URL: publicUrl, BASE_URL: `${publicUrl}/api/v1` };
 }

@@ -37,6 +37,21 @@ describe('configuration', () => {
     }
   });
 
+  test('when IDP=cognito lacks its pool settings then one line names the first missing one', () => {
+    expect(errorOf({ IDP: 'cognito', COGNITO_REGION: 'eu-west-1' })).toBe(
+      'Invalid configuration: COGNITO_USER_POOL_ID: required when IDP=cognito',
+    );
+    expect(() =>
+      parseConfig({ IDP: 'cognito', COGNITO_REGION: 'eu-west-1', COGNITO_USER_POOL_ID: 'p', COGNITO_CLIENT_ID: 'c' }),
+    ).not.toThrow();
+  });
+
+  test('when a social provider is half configured then one line names the missing variable', () => {
+    expect(errorOf({ OAUTH_PROVIDER_B_ISSUER: 'https://id.example.org', OAUTH_PROVIDER_B_CLIENT_ID: 'x' })).toBe(
+      'Invalid configuration: OAUTH_PROVIDER_B_CLIENT_SECRET: required when provider_b is partly configured',
+    );
+  });
+
   test('when PUBLIC_URL is set then the base URL is derived from it; empty strings mean unset', () => {
     const c = parseConfig({ PORT: '8080', PUBLIC_URL: 'https://api.example.org/', SMTP_URL: '' });
     expect(c.BASE_URL).toBe('https://api.example.org/api/v1');
