@@ -6,6 +6,7 @@ module.exports = {
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/per-file-db.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

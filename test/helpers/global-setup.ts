@@ -6,8 +6,9 @@ import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { createDb, migrateLatest } from '../../src/db/knex';
 
 /**
- * One fresh, migrated database per test run: a new database on DATABASE_URL's server when it
- * is set, otherwise a throw-away embedded Postgres cluster. Workers read TEST_DATABASE_URL.
+ * One fresh, migrated template database per test run: a new database on DATABASE_URL's server
+ * when it is set, otherwise a throw-away embedded Postgres cluster. Each test file then clones
+ * it (helpers/per-file-db.ts). Workers read TEST_TEMPLATE_URL.
  */
 export default async function globalSetup(): Promise<void> {
   const g = globalThis as Record<string, unknown>;
@@ -25,6 +26,8 @@ export default async function globalSetup(): Promise<void> {
     g.__dropTestDb = async () => {
       const c = new Client({ connectionString: base });
       await c.connect();
+      const clones = await c.query('select datname from pg_database where datname like $1', [`${name}_f%`]);
+      for (const { datname } of clones.rows) await c.query(`drop database if exists "${datname}" with (force)`);
       await c.query(`drop database if exists "${name}" with (force)`);
       await c.end();
     };
@@ -41,5 +44,6 @@ export default async function globalSetup(): Promise<void> {
   const db = createDb(url, { max: 2 });
   await migrateLatest(db);
   await db.destroy();
+  process.env.TEST_TEMPLATE_URL = url;
   process.env.TEST_DATABASE_URL = url;
 }
