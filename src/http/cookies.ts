@@ -1,8 +1,14 @@
-import type { CookieOptions, Response } from 'express';
+import type { CookieOptions, Request, Response } from 'express';
 import type { Config } from '../config';
 import { REFRESH_TTL_SECONDS, TOKEN_TTL_SECONDS, type TokenSet } from '../integrations/idp/port';
 
 export const SESSION_COOKIES = ['access_token', 'id_token', 'refresh_token'] as const;
+
+/** Whether the request carries a browser session (an ID or access token cookie). */
+export function hasSessionCookie(req: Request): boolean {
+  const c = (req.cookies ?? {}) as Record<string, unknown>;
+  return Boolean(c.id_token || c.access_token);
+}
 
 /** httpOnly, SameSite=Lax, Path=/, Secure in production (spec "Authentication" 4). */
 function base(config: Config): CookieOptions {

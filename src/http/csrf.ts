@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
 import { ApiError } from './errors';
 import { SESSION_COOKIES } from './cookies';
@@ -13,22 +13,29 @@ const originOf = (u: string) => {
   }
 };
 
+/** Answered even cross-site (spec: logout always answers 200); the handler then only clears cookies. */
+const ALWAYS_ANSWERED = new Set(['/api/v1/idp/logout']);
+
+/** Whether an unsafe request comes from outside the site (SITE_URL) and the service (PUBLIC_URL). */
+export function isCrossSite(req: Request, config: Config): boolean {
+  const allowed = new Set([originOf(config.SITE_URL), originOf(config.PUBLIC_URL)].filter(Boolean));
+  const origin = req.headers.origin;
+  if (typeof origin === 'string' && origin !== '') return origin === 'null' || !allowed.has(origin);
+  return req.headers['sec-fetch-site'] === 'cross-site';
+}
+
 /**
  * Cross-site request protection for cookie sessions: an unsafe request that carries a session
  * cookie must come from the site (SITE_URL) or the service itself (PUBLIC_URL). Requests
  * without session cookies (bearer tokens, API keys, webhooks) are not affected.
  */
 export function csrfProtection(config: Config): RequestHandler {
-  const allowed = new Set([originOf(config.SITE_URL), originOf(config.PUBLIC_URL)].filter(Boolean));
   return (req, _res, next) => {
     if (!UNSAFE.has(req.method)) return next();
     const cookies = (req.cookies ?? {}) as Record<string, unknown>;
     if (!SESSION_COOKIES.some((n) => cookies[n])) return next();
-    const origin = req.headers.origin;
-    let crossSite: boolean;
-    if (typeof origin === 'string' && origin !== '') crossSite = origin === 'null' || !allowed.has(origin);
-    else crossSite = req.headers['sec-fetch-site'] === 'cross-site';
-    if (crossSite) {
+    if (ALWAYS_ANSWERED.has(req.path.toLowerCase().replace(/\/+$/, ''))) return next();
+    if (isCrossSite(req, config)) {
       return next(
         new ApiError(403, 'Forbidden', 'Cross-site requests with session cookies are refused', { code: 'CSRF_ORIGIN_MISMATCH' }),
       );

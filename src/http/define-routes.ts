@@ -3,6 +3,7 @@ import { z, type ZodType } from 'zod';
 import type { AppContext } from '../context';
 import type { Actor } from './actor';
 import { enforceAuth, type AuthRule } from './auth-rules';
+import { hasSessionCookie } from './cookies';
 import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
 import type { LimiterName, Limiters } from './rate-limits';
@@ -40,6 +41,8 @@ export interface RouteDef<P = any, Q = any, B = any> {
   response?: ZodType;
   /** Non-JSON response media type for the OpenAPI description (e.g. image/png, text/html). */
   produces?: string;
+  /** Documentation-only request body (media type + schema) for routes that read their own body. */
+  consumes?: { mediaType: string; schema: ZodType };
   status?: number;
   /** Documented error statuses beyond the defaults (400/401/403/404/429/500 as applicable). */
   errors?: number[];
@@ -92,7 +95,9 @@ function limiterMiddleware(ref: LimiterRef, limiters: Limiters): RequestHandler 
 export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Limiters): RequestHandler[] {
   const run: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const actor = def.auth === 'none' ? null : await actorOf(req, ctx.credentials);
+      // Cookie-only routes never look at a bearer: any Authorization header answers 401 Not authenticated.
+      const skip = def.auth === 'none' || (def.auth === 'cookie' && !hasSessionCookie(req));
+      const actor = skip ? null : await actorOf(req, ctx.credentials);
       enforceAuth(def.auth, actor, req);
       if (def.flag && !(await ctx.flags.isEnabled(def.flag))) {
         throw new ApiError(403, 'Feature disabled', 'This feature is currently turned off', { feature_key: def.flag });

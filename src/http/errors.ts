@@ -58,6 +58,8 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       apiErr = new ApiError(415, 'Unsupported media type', 'Unsupported body encoding');
     else if (e.code === '23505') apiErr = new ApiError(409, 'Conflict', 'The resource already exists');
     else if (e.code === '22P02') apiErr = new ApiError(400, 'Bad request', 'A value has the wrong format');
+    // 22021: a NUL byte (or other invalid byte sequence) in text input; 22P05: \u0000 in a JSON value.
+    else if (e.code === '22021' || e.code === '22P05') apiErr = new ApiError(400, 'Bad request', 'A value contains characters that cannot be stored');
     else if (status && status >= 400 && status < 500 && e.expose)
       apiErr = new ApiError(status, 'Bad request', (err as Error).message);
     else {

@@ -42,7 +42,11 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
   const responses: RouteConfig['responses'] = {};
   const ok = r.status ?? 200;
   responses[ok] = r.produces
-    ? { description: 'Success', content: { [r.produces]: { schema: { type: 'string', format: 'binary' } } } }
+    ? {
+        description: 'Success',
+        // A JSON-like media type with a response schema shows the schema, not a binary string.
+        content: { [r.produces]: { schema: r.response && parts.has('response') ? (r.response as ZodType) : { type: 'string', format: 'binary' } } },
+      }
     : r.response && parts.has('response')
       ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType } } }
       : { description: 'Success' };
@@ -77,7 +81,13 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
     request: {
       params: parts.has('params') ? (r.params as never) : undefined,
       query: parts.has('query') ? (r.query as never) : undefined,
-      body: r.body && parts.has('body') ? { content: { 'application/json': { schema: r.body as ZodType } } } : undefined,
+      body: !parts.has('body')
+        ? undefined
+        : r.consumes
+          ? { content: { [r.consumes.mediaType]: { schema: r.consumes.schema } } }
+          : r.body
+            ? { content: { 'application/json': { schema: r.body as ZodType } } }
+            : undefined,
     },
     responses,
   });

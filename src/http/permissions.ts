@@ -57,7 +57,8 @@ export function permissionsFor(actor: Actor): string[] {
   for (const role of actor.roles) for (const p of PLATFORM_ROLE_PERMISSIONS[role] ?? []) out.add(p);
   out.add('platform.user'); // every account is a user, whatever its stored roles
   out.add(CREDENTIAL_PERMISSIONS.readKeys);
-  if (actor.credential === 'session' && !actor.impersonatedBy) out.add(CREDENTIAL_PERMISSIONS.manageKeys);
+  // Key management needs the holder's own sign-in (cookies or ID token): not a key, not staff viewing as them.
+  if (actor.credential !== 'api_key' && !actor.impersonatedBy) out.add(CREDENTIAL_PERMISSIONS.manageKeys);
   return [...out].sort();
 }
 

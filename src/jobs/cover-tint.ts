@@ -25,14 +25,19 @@ for (const [net, bits] of [
 for (const [net, bits] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::', 10]] as const)
   PRIVATE.addSubnet(net, bits, 'ipv6');
 
-async function assertPublicHost(host: string): Promise<void> {
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addSubnet('::1', 128, 'ipv6');
+
+async function assertPublicHost(host: string, allowLoopback: boolean): Promise<void> {
   const h = host.replace(/^\[|\]$/g, '');
   const addrs = isIP(h) ? [{ address: h, family: isIP(h) }] : await lookup(h, { all: true });
   for (const a of addrs) {
     // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a.address);
-    const blocked = mapped ? PRIVATE.check(mapped[1], 'ipv4') : PRIVATE.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
-    if (blocked) throw new PermanentImageError(`refusing private address for ${host}`);
+    const [addr, family] = mapped ? [mapped[1], 'ipv4' as const] : [a.address, a.family === 6 ? ('ipv6' as const) : ('ipv4' as const)];
+    if (allowLoopback && LOOPBACK.check(addr, family)) continue;
+    if (PRIVATE.check(addr, family)) throw new PermanentImageError(`refusing private address for ${host}`);
   }
 }
 
@@ -51,8 +56,13 @@ async function readCapped(res: Response): Promise<Buffer> {
 }
 
 export interface LoadOptions {
-  /** Tests read local files (file:// or absolute paths) and may fetch from 127.0.0.1. */
+  /** Tests read local files (file:// or absolute paths) and may fetch from any private address. */
   allowLocal?: boolean;
+  /**
+   * Loopback hosts (127.0.0.0/8, ::1) may be fetched; other private ranges (LAN, link-local cloud
+   * metadata) stay refused. On outside production so a local demo can serve covers from localhost.
+   */
+  allowLoopback?: boolean;
   fetchImpl?: typeof fetch;
 }
 
@@ -75,7 +85,7 @@ export async function loadImage(ref: string, opts: LoadOptions = {}): Promise<Bu
   }
   for (let hop = 0; hop < 4; hop += 1) {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new PermanentImageError('unsupported scheme');
-    if (!opts.allowLocal) await assertPublicHost(url.hostname);
+    if (!opts.allowLocal) await assertPublicHost(url.hostname, opts.allowLoopback ?? false);
     const res = await (opts.fetchImpl ?? fetch)(url, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
     if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
       url = new URL(res.headers.get('location')!, url);
@@ -156,6 +166,8 @@ export async function tintFromImage(buf: Buffer): Promise<string> {
 /** Queue handler: computes and stores the tint of the fundraiser's current cover. */
 export function coverTintHandler(ctx: AppContext, opts: LoadOptions = {}) {
   const allowLocal = opts.allowLocal ?? ctx.config.NODE_ENV === 'test';
+  // A development server (the default NODE_ENV) may read covers served from localhost; production never does.
+  const allowLoopback = opts.allowLoopback ?? ctx.config.NODE_ENV !== 'production';
   return async (payload: Record<string, unknown>): Promise<void> => {
     const id = String(payload.fundraiser_id ?? '');
     if (!id) return;
@@ -163,7 +175,7 @@ export function coverTintHandler(ctx: AppContext, opts: LoadOptions = {}) {
     if (!cover) return;
     let tint: string;
     try {
-      tint = await tintFromImage(await loadImage(cover, { ...opts, allowLocal }));
+      tint = await tintFromImage(await loadImage(cover, { ...opts, allowLocal, allowLoopback }));
     } catch (err) {
       if (err instanceof PermanentImageError) {
         ctx.log.info({ fundraiserId: id, reason: err.message }, 'cover tint skipped');

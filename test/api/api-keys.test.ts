@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, impersonationCookies, sessionCookies, type TestUser } from '../helpers/auth';
+import { oneYearAfter } from '../../src/modules/api-keys/api-keys.service';
 import { revokeAllForUser } from '../../src/modules/api-keys/api-keys.repo';
 import { resolveApiKey } from '../../src/modules/api-keys/api-keys.service';
 
@@ -61,7 +62,27 @@ describe('POST /api-keys', () => {
     expect(new Date(b.body.key.expires_at).getTime() - Date.now()).toBeGreaterThan(364 * DAY);
   });
 
+  test('when expires_at is omitted then it is exactly one year after created_at', async () => {
+    const u = await createUser(testDb());
+    const res = await createKey(u, { name: 'default' });
+    expect(res.status).toBe(201);
+    expect(res.body.key.expires_at).toBe(oneYearAfter(new Date(res.body.key.created_at)).toISOString());
+  });
+
+  test('when expires_at is a bare date or has no UTC offset then it is read as UTC', async () => {
+    const u = await createUser(testDb());
+    const day = new Date(Date.now() + 30 * DAY).toISOString().slice(0, 10);
+    const bare = await createKey(u, { name: 'date', expires_at: day });
+    expect(bare.status).toBe(201);
+    expect(bare.body.key.expires_at).toBe(`${day}T00:00:00.000Z`);
+    const local = await createKey(u, { name: 'local', expires_at: `${day}T12:30:00` });
+    expect(local.status).toBe(201);
+    expect(local.body.key.expires_at).toBe(`${day}T12:30:00.000Z`);
+  });
+
   test.each([
+    ['a past date', () => '2020-01-01'],
+    ['a date more than a year away', () => new Date(Date.now() + 400 * DAY).toISOString().slice(0, 10)],
     ['in the past', () => new Date(Date.now() - 1000).toISOString()],
     ['more than a year away', () => new Date(Date.now() + 367 * DAY).toISOString()],
     ['not a timestamp', () => 'tomorrow'],
@@ -89,12 +110,25 @@ describe('POST /api-keys', () => {
     expect((await createKey(u, { name: 'n'.repeat(100) })).status).toBe(201);
   });
 
-  test('when an API key tries to create a key then 403', async () => {
+  test('when an API key tries to create a key then 403 with required_permission', async () => {
     const u = await createUser(testDb());
     const { body } = await createKey(u);
     const res = await request(t.app).post('/api/v1/api-keys').set(bearer(body.api_key)).send({ name: 'child' });
     expect(res.status).toBe(403);
-    expect(res.body.error).toBe('Forbidden');
+    expect(res.body).toMatchObject({ error: 'Forbidden', required_permission: 'api_keys.manage' });
+    expect(await testDb()('api_keys').where({ user_id: u.id })).toHaveLength(1);
+  });
+
+  test('when a native app signed in with an ID token creates and revokes a key then it may (it is not an API key)', async () => {
+    const u = await createUser(testDb());
+    const headers = await authHeaders(t, u);
+    const created = await request(t.app).post('/api/v1/api-keys').set(headers).send({ name: 'from the app' });
+    expect(created.status).toBe(201);
+    expect(created.body.api_key).toMatch(/^ak_live_[0-9a-f]{64}$/);
+    const revoked = await request(t.app).delete(`/api/v1/api-keys/${created.body.key.id}`).set(headers);
+    expect(revoked.status).toBe(200);
+    const caps = await request(t.app).get('/api/v1/me/capabilities').set(headers);
+    expect(caps.body.data.permissions).toContain('api_keys.manage');
   });
 
   test('when staff impersonating the owner try to create a key then 403', async () => {
@@ -102,6 +136,7 @@ describe('POST /api-keys', () => {
     const u = await createUser(testDb());
     const res = await request(t.app).post('/api/v1/api-keys').set(await impersonationCookies(t, staff, u)).send({ name: 'x' });
     expect(res.status).toBe(403);
+    expect(res.body.required_permission).toBe('api_keys.manage');
     expect(await testDb()('api_keys').where({ user_id: u.id })).toHaveLength(0);
   });
 

@@ -16,6 +16,18 @@ describe('GET /me/capabilities', () => {
     });
     expect(res.body.data.permissions).toContain('platform.user');
     expect(res.body.data.permissions).not.toContain('platform.staff');
+    // The holder signed in themself (native app): key management is theirs, as with cookies.
+    expect(res.body.data.permissions).toContain('api_keys.manage');
+  });
+
+  test('when an API key calls then credential is api_key and key management is absent', async () => {
+    const u = await createUser(testDb());
+    const created = await request(t.app).post('/api/v1/api-keys').set(await authHeaders(t, u)).send({ name: 'caps' });
+    expect(created.status).toBe(201);
+    const res = await request(t.app).get('/api/v1/me/capabilities').set('Authorization', `Bearer ${created.body.api_key}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ user_id: u.id, credential: 'api_key', roles: ['user'] });
+    expect(res.body.data.permissions).toContain('api_keys.read');
     expect(res.body.data.permissions).not.toContain('api_keys.manage');
   });
 

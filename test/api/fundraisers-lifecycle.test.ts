@@ -47,8 +47,31 @@ describe('POST /fundraisers: transition table (create rows)', () => {
     expect(res.body.data.approved_at).toBeNull();
   });
 
-  test('when status is omitted and the gate would block then a draft is still saved (omitted never publishes)', async () => {
-    const res = await post(await ready(), body({ cover_image: null, goal_amount_cents: 0 }));
+  test('when status is omitted and the gate blocks then 403 PUBLISH_GATE_FAILED and nothing is created', async () => {
+    const u = await ready();
+    const title = `Campaign ${randomUUID()}`;
+    const res = await post(u, body({ title, cover_image: null, goal_amount_cents: 0 }));
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('PUBLISH_GATE_FAILED');
+    expect(res.body.reasons).toEqual(expect.arrayContaining(['image_required', 'goal_out_of_range']));
+    expect(await db('fundraisers').where({ title })).toHaveLength(0);
+  });
+
+  test('when status is omitted and the review flags then pending', async () => {
+    const res = await post(await ready(), body({ story_html: '<p>We accept bitcoin for the repairs of our roof.</p>' }));
+    expect(res.status).toBe(201);
+    expect(res.body.data.status).toBe('pending');
+    expect(res.body.data.approved_at).toBeNull();
+  });
+
+  test('when status is omitted and the profile is not ready then 403 with the readiness reasons', async () => {
+    const res = await post(await createUser(db, { private_contact_verified: false }), body());
+    expect(res.status).toBe(403);
+    expect(res.body.reasons).toContain('private_contact_not_verified');
+  });
+
+  test('when status is draft and the gate would block then the draft is saved with the review in trustStatus', async () => {
+    const res = await post(await ready(), body({ cover_image: null, goal_amount_cents: 0, status: 'draft' }));
     expect(res.status).toBe(201);
     expect(res.body.data.status).toBe('draft');
     expect(res.body.data.trustStatus.aiDecision).toBe('block');
@@ -133,14 +156,16 @@ describe('POST /fundraisers: transition table (create rows)', () => {
   test('when an unverified caller holds 5 drafts then the 6th is 403 UNVERIFIED_DRAFT_LIMIT', async () => {
     const u = await createUser(db, { email_verified: false });
     for (let i = 0; i < 5; i += 1) {
-      const r = await post(u, body(i % 2 ? { status: 'draft' } : {}));
+      const r = await post(u, body({ status: 'draft' }));
       expect(r.status).toBe(201);
     }
     const res = await post(u, body({ status: 'draft' }));
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('UNVERIFIED_DRAFT_LIMIT');
+    // Status omitted runs the gate, which an unverified caller cannot pass.
     const omitted = await post(u, body());
-    expect(omitted.body.code).toBe('UNVERIFIED_DRAFT_LIMIT');
+    expect(omitted.status).toBe(403);
+    expect(omitted.body.reasons).toContain('email_not_verified');
     expect(await db('fundraisers').where({ owner_user_id: u.id })).toHaveLength(5);
   });
 
@@ -152,8 +177,8 @@ describe('POST /fundraisers: transition table (create rows)', () => {
   test('when a title repeats then the slug gets a suffix', async () => {
     const u = await ready();
     const title = `Same title ${randomUUID().slice(0, 8)}`;
-    const a = await post(u, { title, goal_amount_cents: 1000 });
-    const b = await post(u, { title, goal_amount_cents: 1000 });
+    const a = await post(u, { title, goal_amount_cents: 1000, status: 'draft' });
+    const b = await post(u, { title, goal_amount_cents: 1000, status: 'draft' });
     expect(a.body.data.slug).toBe(title.toLowerCase().replace(/ /g, '-'));
     expect(b.body.data.slug).toMatch(new RegExp(`^${a.body.data.slug}-[0-9a-f]{6}$`));
   });
@@ -166,6 +191,7 @@ describe('POST /fundraisers: input', () => {
         '<p onclick="x()">Hi<script>alert(1)</script></p><img src="https://i.test/a.png" onerror="alert(1)">' +
         '<a href="javascript:alert(1)">bad</a><a href="//evil.test/x">proto</a><a href="https://ok.test">ok</a>' +
         '<iframe src="https://evil.test"></iframe><a href="mailto:a@b.test">mail</a><style>p{}</style>',
+      status: 'draft',
     }));
     expect(res.status).toBe(201);
     const html: string = res.body.data.story_html;
@@ -192,6 +218,14 @@ describe('POST /fundraisers: input', () => {
     expect((await post(u, body({ category: 'no-such-category' }))).body.details[0].path).toBe('body.category');
   });
 
+  test('when a text field carries a NUL byte then 400, never 500', async () => {
+    const res = await post(await ready(), body({ title: 'Nul \u0000 title', status: 'draft' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('Bad request');
+    const slug = await request(t.app).get(`${api}/slug/a%00b`);
+    expect(slug.status).toBe(400);
+  });
+
   test('when unknown fields are sent then they are ignored', async () => {
     const res = await post(await ready(), body({ raised_cents: 999, owner_user_id: randomUUID(), approved_at: '2020-01-01T00:00:00Z', status: 'draft' }));
     expect(res.status).toBe(201);
@@ -206,6 +240,7 @@ describe('POST /fundraisers: input', () => {
       currency: 'eur', type: 'charity', is_project: true, category: cat ? String(cat.id) : null, tags: ['Water', 'water', 'wells'],
       cover_image_focal_x: 0.3, cover_image_focal_y: 0.7, images: ['https://img.example.test/2.jpg'], video_url: 'https://video.example.test/v',
       location: 'Austin, TX', beneficiary_name: 'Village', beneficiary_contact: 'chief@village.test', end_date: '2999-01-01', visibility: 'unlisted',
+      status: 'draft',
     }));
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({

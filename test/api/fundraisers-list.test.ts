@@ -84,7 +84,10 @@ describe('GET /fundraisers card and visibility', () => {
     expect(res.status).toBe(200);
     const op = res.body.paths['/api/v1/fundraisers'].get;
     const schema = op.responses['200'].content['application/json'].schema;
-    const card = schema.properties.data.items;
+    expect(schema.properties.data.items).toEqual({ $ref: '#/components/schemas/FundraiserCard' });
+    const card = res.body.components.schemas.FundraiserCard;
+    expect(card.description).toMatch(/^FundraiserCard/);
+    expect(res.body.components.schemas.Fundraiser.properties).toHaveProperty('trustStatus');
     expect(Object.keys(card.properties)).toEqual(expect.arrayContaining(['id', 'total_raised_cents', 'percentage_funded', 'owner', 'distance_mi']));
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['status', 'q', 'near', 'radius_mi']));
   });
@@ -190,6 +193,12 @@ describe('GET /fundraisers filters', () => {
     expect(repeated.status).toBe(200);
     const weird = await list({ lang: 'klingon', projects: '', radius_mi: '5', sort: '', category: '' });
     expect(weird.status).toBe(200);
+    // A NUL byte cannot reach Postgres text: it is dropped, never a 500.
+    const nul: Array<Record<string, string>> = [{ q: 'a\u0000b' }, { category: '\u0000' }, { status: 'active\u0000' }, { lang: 'r\u0000u' }];
+    for (const p of nul) {
+      const res = await list(p);
+      expect(res.status).toBe(200);
+    }
   });
 });
 

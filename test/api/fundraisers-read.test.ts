@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import sharp from 'sharp';
 import { closeDb, createTestApp } from '../helpers/app';
@@ -133,7 +135,7 @@ describe('cover_tint job', () => {
   test('when a campaign is created with a cover then cover_tint is null until the job runs, then a light tint', async () => {
     const u = await createUser(db, { private_contact_verified: true });
     const res = await request(t.app).post(api).set(await authHeaders(t, u)).send({
-      title: `Tint ${randomUUID()}`, goal_amount_cents: 1000, cover_image: await png(200, 30, 30),
+      title: `Tint ${randomUUID()}`, goal_amount_cents: 1000, status: 'draft', cover_image: await png(200, 30, 30),
     });
     expect(res.status).toBe(201);
     expect(res.body.data.cover_tint).toBeNull();
@@ -152,7 +154,7 @@ describe('cover_tint job', () => {
   test('when the cover is black and white then #F9F9FA; when the cover changes then the tint resets and is recomputed', async () => {
     const u = await createUser(db, { private_contact_verified: true });
     const created = await request(t.app).post(api).set(await authHeaders(t, u)).send({
-      title: `Gray ${randomUUID()}`, goal_amount_cents: 1000, cover_image: await png(120, 120, 120),
+      title: `Gray ${randomUUID()}`, goal_amount_cents: 1000, status: 'draft', cover_image: await png(120, 120, 120),
     });
     await t.runJobs();
     const id = created.body.data.id;
@@ -164,9 +166,34 @@ describe('cover_tint job', () => {
     expect(parseInt(tint.slice(5, 7), 16)).toBe(255); // blue dominates
   });
 
+  test('when a development server gets a cover served over http from 127.0.0.1 then the job fetches it; production refuses loopback', async () => {
+    const image = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 30, g: 120, b: 220 } } }).png().toBuffer();
+    const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(image));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cover.png`;
+    try {
+      const tints: Record<string, unknown> = {};
+      for (const env of ['development', 'production']) {
+        const app = createTestApp({ env: { NODE_ENV: env } });
+        const u = await createUser(db, { private_contact_verified: true });
+        const res = await request(app.app).post(api).set(await authHeaders(app, u)).send({
+          title: `Loopback ${env} ${randomUUID()}`, goal_amount_cents: 1000, status: 'draft', cover_image: url,
+        });
+        expect(res.status).toBe(201);
+        await app.runJobs();
+        tints[env] = (await db('fundraisers').where({ id: res.body.data.id }).first()).cover_tint;
+      }
+      expect(tints.development).toMatch(/^#[0-9A-F]{6}$/);
+      expect(tints.development).not.toBe('#F9F9FA');
+      expect(tints.production).toBeNull();
+    } finally {
+      server.close();
+    }
+  });
+
   test('when there is no cover then cover_tint stays null and no job is queued', async () => {
     const u = await createUser(db);
-    const res = await request(t.app).post(api).set(await authHeaders(t, u)).send({ title: `No cover ${randomUUID()}`, goal_amount_cents: 1000 });
+    const res = await request(t.app).post(api).set(await authHeaders(t, u)).send({ title: `No cover ${randomUUID()}`, goal_amount_cents: 1000, status: 'draft' });
     expect(res.body.data.cover_tint).toBeNull();
     expect(await db('jobs').where({ queue: 'cover-tint', singleton_key: res.body.data.id })).toHaveLength(0);
   });

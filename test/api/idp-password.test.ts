@@ -137,12 +137,30 @@ describe('POST /idp/change-password', () => {
     expect(res.body.error).toBe('Not authenticated');
   });
 
-  test('when an API key is used then 401', async () => {
+  test('when a valid API key is used then 401 Not authenticated and the password is unchanged', async () => {
+    const u = await createUser(t.ctx.db);
+    const created = await request(t.app).post('/api/v1/api-keys').set(await sessionCookies(t, u)).send({ name: 'script' });
+    expect(created.status).toBe(201);
     const res = await request(t.app)
       .post('/api/v1/idp/change-password')
-      .set('Authorization', `Bearer ak_live_${'a'.repeat(64)}`)
+      .set('Authorization', `Bearer ${created.body.api_key}`)
       .send({ currentPassword: TEST_PASSWORD, newPassword: 'changed-pass-3' });
     expect(res.status).toBe(401);
+    expect(res.body.error).toBe('Not authenticated');
+    expect((await signIn(t, u.email, TEST_PASSWORD)).status).toBe(200);
+  });
+
+  test('when any other bearer is sent (unknown API key, access token, garbage) then 401 Not authenticated, not a token error', async () => {
+    const u = await createUser(t.ctx.db);
+    const accessToken = /access_token=([^;]+)/.exec((await sessionCookies(t, u)).Cookie!)![1]!;
+    for (const bearer of [`ak_live_${'a'.repeat(64)}`, accessToken, 'not.a.jwt']) {
+      const res = await request(t.app)
+        .post('/api/v1/idp/change-password')
+        .set('Authorization', `Bearer ${bearer}`)
+        .send({ currentPassword: TEST_PASSWORD, newPassword: 'changed-pass-3' });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('Not authenticated');
+    }
   });
 
   test('when the account came from a social provider (no password) then 400 NO_PASSWORD', async () => {

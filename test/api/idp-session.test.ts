@@ -278,6 +278,22 @@ describe('POST /idp/refresh', () => {
     expect(res.headers['set-cookie']).toBeUndefined();
   });
 
+  test('when the local provider cannot reach its store then 503 and the cookies are kept', async () => {
+    const failing = createTestApp();
+    const u = await createUser(failing.ctx.db);
+    const cookies = await sessionCookies(failing, u);
+    const local = failing.ctx.idp as LocalIdentityProvider;
+    // Every query of the provider's store fails as a lost connection would.
+    const broken = (() => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    }) as unknown as ConstructorParameters<typeof LocalIdentityProvider>[0];
+    Object.assign(local, { db: broken });
+    const res = await request(failing.app).post('/api/v1/idp/refresh').set(cookies);
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe('Auth service temporarily unavailable, please retry');
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
+
   test('when the account was suspended then refresh answers 401 and clears cookies', async () => {
     const u = await createUser(t.ctx.db);
     const cookies = await sessionCookies(t, u);
@@ -315,11 +331,24 @@ describe('GET /idp/me', () => {
     expect(isCleared(parseSetCookies(res).id_token)).toBe(true);
   });
 
-  test('when a bearer ID token is sent without cookies then 401', async () => {
+  test('when a bearer ID token is sent without cookies then 401 Not authenticated and the cookies are cleared', async () => {
     const u = await createUser(t.ctx.db);
     const res = await request(t.app).get('/api/v1/idp/me').set(await authHeaders(t, u));
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('Not authenticated');
+    const c = parseSetCookies(res);
+    for (const name of ['access_token', 'id_token', 'refresh_token']) expect(isCleared(c[name])).toBe(true);
+  });
+
+  test('when the cookies are valid but a bearer of another account is also sent then the cookies decide', async () => {
+    const u = await createUser(t.ctx.db);
+    const other = await createUser(t.ctx.db);
+    const res = await request(t.app)
+      .get('/api/v1/idp/me')
+      .set(await sessionCookies(t, u))
+      .set('Authorization', (await authHeaders(t, other)).Authorization!);
+    expect(res.status).toBe(200);
+    expect(res.body.user.id).toBe(u.id);
   });
 
   test('when staff view the account on the user’s behalf then is_impersonating and impersonated_by are carried', async () => {
@@ -338,17 +367,41 @@ describe('POST /idp/logout', () => {
     const browser = await sessionCookies(t, u);
     const otherDevice = await sessionCookies(t, u);
     const bearer = await authHeaders(t, u);
+    expect((await request(t.app).get('/api/v1/me/capabilities').set(bearer)).status).toBe(200);
     const res = await request(t.app).post('/api/v1/idp/logout').set(browser);
     expect(res.status).toBe(200);
     const c = parseSetCookies(res);
     for (const name of ['access_token', 'id_token', 'refresh_token']) expect(isCleared(c[name])).toBe(true);
     expect((await request(t.app).get('/api/v1/idp/me').set(otherDevice)).status).toBe(401);
     expect((await request(t.app).post('/api/v1/idp/refresh').set(browser)).status).toBe(401);
-    // Bearer ID tokens issued before the global sign-out stop too.
-    const me = await request(t.app).get('/api/v1/idp/me').set(bearer);
-    expect(me.status).toBe(401);
+    // Bearer ID tokens issued before the global sign-out stop too (checked on a bearer route).
+    const caps = await request(t.app).get('/api/v1/me/capabilities').set(bearer);
+    expect(caps.status).toBe(401);
+    expect(caps.body.code).toBe('TOKEN_INVALID');
     const sessions = await t.ctx.db('idp_sessions').where({ user_id: u.id }).whereNull('revoked_at');
     expect(sessions).toHaveLength(0);
+  });
+
+  test('when only the refresh cookie is left then 200 and every session of the account still ends', async () => {
+    const u = await createUser(t.ctx.db);
+    const browser = (await sessionCookies(t, u)).Cookie!;
+    const otherDevice = await sessionCookies(t, u);
+    const refreshOnly = browser.split('; ').find((p) => p.startsWith('refresh_token='))!;
+    const res = await request(t.app).post('/api/v1/idp/logout').set('Cookie', refreshOnly).set('Origin', t.ctx.config.SITE_URL);
+    expect(res.status).toBe(200);
+    expect((await request(t.app).get('/api/v1/idp/me').set(otherDevice)).status).toBe(401);
+    expect(await t.ctx.db('idp_sessions').where({ user_id: u.id }).whereNull('revoked_at')).toHaveLength(0);
+  });
+
+  test('when a cross-site page posts logout with the cookies then still 200 with cookies cleared, but no session is ended', async () => {
+    const u = await createUser(t.ctx.db);
+    const browser = await sessionCookies(t, u);
+    const res = await request(t.app).post('/api/v1/idp/logout').set(browser).set('Origin', 'https://evil.example');
+    expect(res.status).toBe(200);
+    const c = parseSetCookies(res);
+    for (const name of ['access_token', 'id_token', 'refresh_token']) expect(isCleared(c[name])).toBe(true);
+    // The attacker cannot sign the account out of its devices.
+    expect((await request(t.app).get('/api/v1/idp/me').set(browser)).status).toBe(200);
   });
 
   test('when not signed in then still 200', async () => {

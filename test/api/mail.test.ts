@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp';
 import { queueMail, sendQueuedMail, type Locale } from '../../src/integrations/mail';
@@ -80,8 +81,45 @@ describe('mail over SMTP', () => {
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
+    await t.runJobs();
     expect(await testDb()('mail_outbox').where({ to })).toHaveLength(0);
     expect(smtp.messages.some((m) => m.envelopeTo.includes(to))).toBe(false);
+  });
+
+  describe('sign-up over HTTP', () => {
+    const signUp = (email: string) =>
+      request(t.app).post('/api/v1/idp/signup').send({ email, password: 'passw0rd-ok1' });
+
+    test.each([
+      ['Accept-Language ru-RU', 'ru', (r: request.Test) => r.set('Accept-Language', 'ru-RU,ru;q=0.9,en;q=0.5')],
+      ['the lang cookie uk', 'uk', (r: request.Test) => r.set('Cookie', 'lang=uk')],
+      ['the lang query es', 'es', (r: request.Test) => r.query({ lang: 'es' })],
+      ['no language at all', 'en', (r: request.Test) => r],
+    ] as const)('when a person signs up with %s then the verification mail goes out in %s', async (_label, locale, how) => {
+      const email = addr(`signup-${locale}`);
+      const res = await how(signUp(email));
+      expect(res.status).toBe(201);
+      // Queued, not sent inline: nothing reaches the SMTP server until the worker runs.
+      expect(smtp.messages.some((m) => m.envelopeTo.includes(email))).toBe(false);
+      expect(await testDb()('mail_outbox').where({ to: email }).first()).toMatchObject({ status: 'queued', locale });
+      await t.runJobs();
+      const got = smtp.messages.find((m) => m.envelopeTo.includes(email));
+      expect(got?.subject).toBe(subjects[locale]);
+      expect(got?.text).toMatch(/\/api\/v1\/idp\/verify-email\?token=[A-Za-z0-9_-]{20,}/);
+      expect((await testDb()('users').where({ email }).first()).locale).toBe(locale);
+    });
+
+    test('when sign-up fails inside its transaction (bad invitation) then no mail is queued or sent', async () => {
+      const email = addr('signup-rollback');
+      const res = await request(t.app)
+        .post('/api/v1/idp/signup')
+        .send({ email, password: 'passw0rd-ok1', ambassadorInviteToken: 'no-such-invite' });
+      expect(res.status).toBe(400);
+      await t.runJobs();
+      expect(await testDb()('mail_outbox').where({ to: email })).toHaveLength(0);
+      expect(await testDb()('users').where({ email })).toHaveLength(0);
+      expect(smtp.messages.some((m) => m.envelopeTo.includes(email))).toBe(false);
+    });
   });
 
   test('when queued but jobs have not run then the outbox row waits as queued with the rendered mail', async () => {

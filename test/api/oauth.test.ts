@@ -208,6 +208,21 @@ describe('GET /idp/oauth/callback', () => {
     expect(mail?.template).toBe('email_verification');
   });
 
+  test('when the flow was started in Spanish then the new account keeps es and its verification mail is Spanish', async () => {
+    const sub = unique('unverified-es');
+    const email = `${sub}@example.test`;
+    opB.accounts.set(sub, { sub, email, email_verified: false });
+    const started = await request(t.app).get('/api/v1/idp/oauth/provider_b').set('Accept-Language', 'es-ES,es;q=0.9');
+    expect(started.status).toBe(302);
+    opB.nextLogin = sub;
+    const back = await followProviderToCallback(started.headers.location as string, CALLBACK);
+    const res = await callback(Object.fromEntries(back.searchParams), `oauth_flow=${cookieValue(started, 'oauth_flow')}`);
+    expectSession(res);
+    expect((await testDb()('users').where({ email }).first()).locale).toBe('es');
+    const mail = await testDb()('mail_outbox').where({ to: email }).first();
+    expect(mail).toMatchObject({ template: 'email_verification', locale: 'es', subject: 'Verifica tu dirección de correo electrónico' });
+  });
+
   test('when a verified account has the same address then the identity is linked to it', async () => {
     const existing = await createUser(testDb(), { email: `${unique('linked')}@example.test`, email_verified: true });
     const sub = unique('link');

@@ -152,6 +152,25 @@ describe('verification resend bucket', () => {
     });
   });
 
+  test('when a signed-in caller also uses /idp/resend-verification then all three routes draw on one bucket of 5', async () => {
+    const t = createTestApp();
+    const u = await createUser(testDb(), { email_verified: false });
+    const h = await authHeaders(t, u);
+    const statuses: number[] = [];
+    statuses.push((await request(t.app).post('/api/v1/idp/resend-verification').set(h).send({ email: u.email })).status);
+    statuses.push((await request(t.app).put('/api/v1/users/me/private-contact').set(h).send({ email: contact() })).status);
+    statuses.push((await request(t.app).post('/api/v1/users/me/private-contact/resend').set(h)).status);
+    statuses.push((await request(t.app).post('/api/v1/idp/resend-verification').set(h).send({ email: u.email })).status);
+    const fifth = await request(t.app).post('/api/v1/users/me/private-contact/resend').set(h);
+    statuses.push(fifth.status);
+    expect(fifth.headers['ratelimit-limit']).toBe('5');
+    expect(fifth.headers['ratelimit-remaining']).toBe('0');
+    const sixth = await request(t.app).post('/api/v1/idp/resend-verification').set(h).send({ email: u.email });
+    statuses.push(sixth.status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(sixth.body.error).toBe('You have requested several verification emails in a row. Please wait a minute and try again.');
+  });
+
   test('when one user has used the bucket then another user still gets through (counted per user)', async () => {
     const t = createTestApp();
     const a = await createUser(testDb());

@@ -52,6 +52,17 @@ describe('loadImage', () => {
     expect(fetchImpl).not.toHaveBeenCalled();
   });
 
+  test('when loopback is allowed then 127.0.0.1 and ::1 are fetched, other private ranges still refused', async () => {
+    const buf = await solid(1, 2, 3);
+    const fetchImpl = jest.fn(async () => new Response(buf)) as unknown as typeof fetch;
+    expect((await loadImage('http://127.0.0.1:8080/x.png', { fetchImpl, allowLoopback: true })).equals(buf)).toBe(true);
+    expect((await loadImage('http://[::1]/x.png', { fetchImpl, allowLoopback: true })).equals(buf)).toBe(true);
+    for (const u of ['http://10.1.2.3/x.png', 'http://169.254.169.254/latest', 'http://192.168.1.1/x.png']) {
+      await expect(loadImage(u, { fetchImpl, allowLoopback: true })).rejects.toBeInstanceOf(PermanentImageError);
+    }
+    expect(fetchImpl).toHaveBeenCalledTimes(2);
+  });
+
   test('when the server answers 404 or too many bytes then permanent errors; 503 is retryable', async () => {
     const respond = (r: Response) => (async () => r) as unknown as typeof fetch;
     await expect(loadImage('http://93.184.216.34/x', { fetchImpl: respond(new Response('', { status: 404 })) })).rejects.toBeInstanceOf(PermanentImageError);

@@ -72,7 +72,11 @@ describe('permissionsFor', () => {
   test('when the credential is an API key or an impersonated session then key management is absent', () => {
     expect(permissionsFor(actor({ credential: 'api_key', apiKeyId: 'k' }))).not.toContain('api_keys.manage');
     expect(permissionsFor(actor({ impersonatedBy: 'staff-id' }))).not.toContain('api_keys.manage');
-    expect(permissionsFor(actor({ credential: 'id_token' }))).not.toContain('api_keys.manage');
+    expect(permissionsFor(actor({ credential: 'id_token', impersonatedBy: 'staff-id' }))).not.toContain('api_keys.manage');
+  });
+
+  test('when a native app signed in with an ID token then key management is allowed (spec refuses only keys and impersonation)', () => {
+    expect(permissionsFor(actor({ credential: 'id_token' }))).toContain('api_keys.manage');
   });
 
   test('when an ambassador calls then platform.ambassador is listed', () => {

@@ -6,7 +6,7 @@ import { renderMail } from './templates';
 import type { Locale, MailTemplate } from './types';
 
 export type { Locale, MailTemplate } from './types';
-export { toLocale, LOCALES } from './types';
+export { toLocale, requestLocale, LOCALES } from './types';
 export { createMailer, type Mailer, type OutgoingMail } from './mailer';
 
 export const MAIL_QUEUE = 'mail';

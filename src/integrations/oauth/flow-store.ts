@@ -19,6 +19,8 @@ export interface OAuthFlow {
   nonce: string;
   codeVerifier: string;
   redirect: string;
+  /** The language of the page that started the flow; a new account keeps it for its mails. */
+  locale?: string | null;
   createdAt: number;
 }
 

@@ -17,7 +17,7 @@ const PUBLIC_COLUMNS = ['id', 'name', 'prefix', 'scopes', 'last_used_at', 'expir
 
 export async function insertKey(
   db: Knex | Knex.Transaction,
-  row: Pick<ApiKeyRow, 'user_id' | 'name' | 'key_hash' | 'prefix' | 'scopes' | 'expires_at'>,
+  row: Pick<ApiKeyRow, 'user_id' | 'name' | 'key_hash' | 'prefix' | 'scopes' | 'expires_at' | 'created_at'>,
 ): Promise<ApiKeyRow> {
   const [r] = await db('api_keys').insert(row).returning('*');
   return r;

@@ -48,11 +48,14 @@ export default defineRoutes(
       status: 201,
       summary: 'Create an API key (the full key is returned once, in api_key)',
       description:
-        'Signed-in session only: an API key or an impersonated session answers 403. Every key expires: one year after creation unless `expires_at` asks for sooner; `expires_at` must be in the future and at most one year away (400 otherwise); null means the default.',
+        'Signed-in session only (session cookies, or a native app\'s ID token): an API key or an impersonated session answers 403 with `required_permission: api_keys.manage`. Every key expires: one year after creation unless `expires_at` asks for sooner; `expires_at` must be in the future and at most one year away (400 otherwise); null means the default. `expires_at` is an ISO 8601 timestamp; without a UTC offset it is read as UTC, and a bare date means midnight UTC of that day.',
       auth: 'session-only',
       body: z.object({
         name: z.string().trim().min(1, { message: 'must not be empty' }).max(100, { message: 'must be at most 100 characters' }),
-        expires_at: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).nullable().optional(),
+        expires_at: z
+          .union([z.iso.datetime({ offset: true, local: true }), z.iso.date()], { message: 'must be an ISO 8601 timestamp' })
+          .nullable()
+          .optional(),
       }),
       response: z.object({
         message: z.string(),
@@ -72,7 +75,7 @@ export default defineRoutes(
       method: 'delete',
       path: '/:id',
       summary: 'Revoke an API key (immediate)',
-      description: "Signed-in session only (403 otherwise). 404 when the key is someone else's, unknown or already revoked.",
+      description: "Signed-in session only (session cookies or an ID token; an API key or an impersonated session answers 403). 404 when the key is someone else's, unknown or already revoked.",
       auth: 'session-only',
       params: idParams,
       errors: [404],

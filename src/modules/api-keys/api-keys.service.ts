@@ -42,13 +42,20 @@ function expiryError(message: string): ApiError {
   });
 }
 
+/** An ISO 8601 date or date-time; one without an offset is UTC (never the server's time zone). */
+export function parseExpiry(value: string): Date {
+  const hasZone = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/.test(value);
+  return new Date(value.includes('T') && !hasZone ? `${value}Z` : value);
+}
+
 /** Creates a key; the secret is returned once and only its SHA-256 is stored. */
 export async function createKey(ctx: AppContext, userId: string, input: { name: string; expires_at?: string | null }) {
+  // created_at is set here, not by the database, so the default expiry is exactly one year after it.
   const now = new Date();
   const latest = oneYearAfter(now);
   let expiresAt = latest;
   if (input.expires_at) {
-    expiresAt = new Date(input.expires_at);
+    expiresAt = parseExpiry(input.expires_at);
     if (expiresAt.getTime() <= now.getTime()) throw expiryError('must be in the future');
     if (expiresAt.getTime() > latest.getTime()) throw expiryError('must be at most one year after creation');
   }
@@ -60,6 +67,7 @@ export async function createKey(ctx: AppContext, userId: string, input: { name: 
     prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
     scopes: ['*'],
     expires_at: expiresAt,
+    created_at: now,
   });
   return {
     message: 'API key created. Copy it now: it is shown only once.',

@@ -22,9 +22,12 @@ const Q_MAX = 200;
 
 type Raw = string | string[] | undefined;
 
+// NUL cannot be stored or compared in Postgres text; a query value carrying one loses it.
+const stripNul = (s: string) => s.replace(/\0/g, '');
+
 export function first(v: unknown): string | undefined {
-  if (Array.isArray(v)) return typeof v[0] === 'string' ? v[0] : undefined;
-  return typeof v === 'string' ? v : undefined;
+  if (Array.isArray(v)) return typeof v[0] === 'string' ? stripNul(v[0]) : undefined;
+  return typeof v === 'string' ? stripNul(v) : undefined;
 }
 
 export function isLang(v: unknown): v is Lang {

@@ -52,7 +52,14 @@ export const fundraiserCard = z
     created_at: z.string().describe('ISO 8601'),
     distance_mi: z.number().optional().describe('miles from `near`, one decimal; present on near lists only'),
   })
-  .describe('FundraiserCard: the list read of a campaign');
+  // A named component (components.schemas.FundraiserCard) so clients find the card shape by name.
+  .meta({
+    id: 'FundraiserCard',
+    description:
+      'FundraiserCard: the list read of a campaign (GET /fundraisers). The detail fields it shares keep their names; ' +
+      'beyond them it carries percentage_funded, category_name, owner { id, name, avatar, profile_slug }, created_at, ' +
+      'and distance_mi on near lists only.',
+  });
 
 export const listResponse = z.object({
   data: z.array(fundraiserCard),

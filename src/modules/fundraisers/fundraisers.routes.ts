@@ -18,8 +18,8 @@ import { buildDetail, percentageFunded } from './serialize';
 import { totalsOf } from './totals';
 
 const CREATE_DOC = `Status rules: \`draft\` saves a draft (publish gate skipped; an unverified caller may hold at most 5 drafts,
-403 UNVERIFIED_DRAFT_LIMIT beyond). Status omitted saves a draft too (it never publishes); the review still runs so
-the owner's trustStatus shows what publishing would say. \`active\` runs the publish gate: pass -> active (approved_at set),
+403 UNVERIFIED_DRAFT_LIMIT beyond). Status omitted runs the publish gate (transition table): pass -> draft, flag ->
+pending, block -> 403. \`active\` runs the publish gate: pass -> active (approved_at set),
 flag -> pending, block -> 403 { code: 'PUBLISH_GATE_FAILED', reasons: [code...], messages: [{ code, message, field? }] }
 and nothing is created. \`pending\` runs the gate and, unless blocked, sends the campaign to staff review. Publishing
 (active/pending) needs a verified email (403 EMAIL_NOT_VERIFIED). Gate: profile readiness (name, verified email,

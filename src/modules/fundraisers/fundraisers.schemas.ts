@@ -70,7 +70,7 @@ export const createBody = z.object({
   status: z
     .enum(['draft', 'pending', 'active'])
     .optional()
-    .describe('draft: saved, gate skipped. omitted: saved as draft (never publishes). active: publish through the gate. pending: send to staff review through the gate.'),
+    .describe('draft: saved, gate skipped. omitted: through the gate, a pass saves a draft, a flag sends to review (pending), a block is 403. active: publish through the gate. pending: send to staff review through the gate.'),
 });
 export type CreateBody = z.infer<typeof createBody>;
 
@@ -139,11 +139,19 @@ export const fundraiserDetail = z
     end_date: z.string().nullable(),
     approved_at: z.string().nullable(),
     goal_reached_at: z.string().nullable(),
-    cover_tint: z.string().regex(/^#[0-9A-F]{6}$/).nullable(),
+    cover_tint: z
+      .string()
+      .regex(/^#[0-9A-F]{6}$/)
+      .nullable()
+      .describe(
+        'Very light tint of the cover, computed by a background job (null until then and without a cover; #F9F9FA for a ' +
+          'black-and-white cover). Covers on private or link-local addresses are never fetched; loopback (127.0.0.1, ::1) ' +
+          'is fetched outside NODE_ENV=production so a local demo can serve covers from localhost.',
+      ),
     donations_last_24h: z.number().int().min(0),
     trustStatus: trustStatusSchema.optional().describe('owner only'),
   })
-  .describe('Fundraiser detail read');
+  .meta({ id: 'Fundraiser', description: 'Fundraiser detail read (GET /fundraisers/{id} and /fundraisers/slug/{slug})' });
 
 export const fundraiserEnvelope = z.object({ data: fundraiserDetail });
 

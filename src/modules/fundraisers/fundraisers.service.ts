@@ -112,15 +112,18 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
 
   let status: 'draft' | 'pending' | 'active' = 'draft';
   let review: ReviewResult;
-  if (publishing) {
+  if (requested === 'draft') {
+    // An explicit draft skips the gate; the review still runs so the owner sees what publishing
+    // would say (trustStatus).
+    review = await reviewCandidate(ctx, candidate);
+  } else {
+    // Every other create runs the gate (transition table): status omitted passes into a draft,
+    // `active` passes into active; a flag sends either to review (pending); a block is 403.
     const gate = await runPublishGate(ctx, owner, candidate);
     if (gate.outcome === 'block') throw gateFailed(gate);
-    status = requested === 'pending' || gate.outcome === 'flag' ? 'pending' : 'active';
+    if (requested === 'pending' || gate.outcome === 'flag') status = 'pending';
+    else status = requested === 'active' ? 'active' : 'draft';
     review = gate.review;
-  } else {
-    // Drafts (status draft or omitted) skip the gate; the review still runs so the owner sees
-    // what publishing would say (trustStatus).
-    review = await reviewCandidate(ctx, candidate);
   }
 
   const row = await ctx.db.transaction(async (trx) => {

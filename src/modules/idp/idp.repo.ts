@@ -25,7 +25,7 @@ export const findUserByEmail = (db: Q, email: string): Promise<UserRow | undefin
 export const findUserBySubject = (db: Q, subject: string): Promise<UserRow | undefined> =>
   db('users').where({ idp_subject: subject }).first(COLS);
 
-export async function insertUser(trx: Q, row: { email: string; name: string | null; roles: string[] }): Promise<UserRow> {
+export async function insertUser(trx: Q, row: { email: string; name: string | null; roles: string[]; locale?: string }): Promise<UserRow> {
   const [u] = await trx('users').insert(row).returning(COLS);
   return u;
 }

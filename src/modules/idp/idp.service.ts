@@ -2,12 +2,13 @@ import type { Request, Response } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
+import { isCrossSite } from '../../http/csrf';
 import { ApiError } from '../../http/errors';
 import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../integrations/captcha/adaptive';
 import { issueCode, redeemCode } from '../../integrations/idp/codes';
-import { sha256 } from '../../integrations/idp/local/local-provider';
+import { LocalIdentityProvider, sha256 } from '../../integrations/idp/local/local-provider';
 import { IdpError, type TokenSet } from '../../integrations/idp/port';
-import { queueMail, type Locale } from '../../integrations/mail/index';
+import { queueMail, requestLocale, type Locale } from '../../integrations/mail/index';
 import { actorFromClaims, actorFromSessionCookies, verifyIdToken } from '../auth/credential-resolver';
 import { sendEmailVerification } from '../verification/verification.service';
 import * as e from './idp.errors';
@@ -59,7 +60,9 @@ export async function signUp(ctx: AppContext, req: Request | null, input: SignUp
       }
       // The name is only ever what the person typed; never derived from the address.
       const name = input.name?.trim() || null;
-      const user = await repo.insertUser(trx, { email, name, roles });
+      // The language the person signed up in (lang query / cookie / Accept-Language) localises their mails.
+      const locale = req ? (requestLocale(req) ?? undefined) : undefined;
+      const user = await repo.insertUser(trx, { email, name, roles, locale });
       const { sub, userConfirmed } = await ctx.idp.signUp({ email, password: input.password, userId: user.id, trx });
       if (ctx.idp.kind !== 'local') await repo.setIdpSubject(trx, user.id, sub);
       if (inviteHash) await repo.markInviteUsedBy(trx, inviteHash, user.id);
@@ -236,6 +239,8 @@ export async function refreshSession(ctx: AppContext, req: Request, res: Respons
 export async function currentUser(ctx: AppContext, req: Request, res: Response) {
   const c = cookiesOf(req);
   if (!c.access_token && !c.id_token && !c.refresh_token) {
+    // Every 401 of this read clears the cookies (a bearer client may still hold stale ones).
+    clearSessionCookies(res, ctx.config);
     throw new ApiError(401, 'Not authenticated', 'This operation needs a browser session (cookies)');
   }
   let actor: Actor;
@@ -264,6 +269,11 @@ export async function globalSignOut(ctx: Pick<AppContext, 'db' | 'idp'>, userId:
 /** Always succeeds: cookies cleared; global sign-out where the cookies name the account. */
 export async function logout(ctx: AppContext, req: Request, res: Response) {
   const c = cookiesOf(req);
+  // A cross-site page cannot sign the account out of every device: it only gets the cookies cleared.
+  if (isCrossSite(req, ctx.config)) {
+    clearSessionCookies(res, ctx.config);
+    return { message: 'Signed out' };
+  }
   try {
     let userId: string | null = null;
     if (c.id_token) {
@@ -275,6 +285,10 @@ export async function logout(ctx: AppContext, req: Request, res: Response) {
             : await repo.findUserBySubject(ctx.db, claims.sub);
         userId = u?.id ?? null;
       }
+    }
+    // Without a readable ID token cookie, the local provider still knows whose refresh token it is.
+    if (!userId && c.refresh_token && ctx.idp instanceof LocalIdentityProvider) {
+      userId = (await ctx.idp.ownerOfRefreshToken(c.refresh_token)) ?? null;
     }
     if (c.refresh_token) await ctx.idp.revokeRefreshToken(c.refresh_token);
     if (userId) await globalSignOut(ctx, userId);

@@ -160,16 +160,55 @@ function isPasswordOperation(req: Request): boolean {
   return op === 'SignUp' || op === 'ConfirmSignUp' || op === 'RespondToAuthChallenge';
 }
 
+// OpenAPI only: the dispatcher reads the body itself and answers Cognito's { __type, message } faults.
+const amzString = z.string().optional();
+const requestBody = z.looseObject({
+  ClientId: amzString.describe(`The app client id: "${LOCAL_CLIENT_ID}" (not needed by GlobalSignOut)`),
+  AuthFlow: z.enum(['USER_PASSWORD_AUTH', 'REFRESH_TOKEN_AUTH']).optional().describe('InitiateAuth'),
+  AuthParameters: z
+    .object({ USERNAME: amzString, PASSWORD: amzString, REFRESH_TOKEN: amzString })
+    .optional()
+    .describe('InitiateAuth: USERNAME (email) + PASSWORD, or REFRESH_TOKEN'),
+  Username: amzString.describe('SignUp, ConfirmSignUp: the email address'),
+  Password: amzString.describe('SignUp'),
+  UserAttributes: z
+    .array(z.object({ Name: z.string(), Value: z.string() }))
+    .optional()
+    .describe('SignUp: email and optional name (never derived from the email)'),
+  ConfirmationCode: amzString.describe('ConfirmSignUp'),
+  ChallengeName: z.literal('NEW_PASSWORD_REQUIRED').optional().describe('RespondToAuthChallenge'),
+  Session: amzString.describe('RespondToAuthChallenge: the Session of the challenge'),
+  ChallengeResponses: z.object({ USERNAME: amzString, NEW_PASSWORD: amzString }).optional().describe('RespondToAuthChallenge'),
+  AccessToken: amzString.describe('GlobalSignOut: the access token'),
+});
+const responseBody = z.union([
+  z.object({
+    AuthenticationResult: z.object({
+      IdToken: z.string().describe('Send this one as the bearer on the API'),
+      AccessToken: z.string().describe('Only for GlobalSignOut; refused as an API bearer (401 Invalid token)'),
+      RefreshToken: z.string().optional().describe('USER_PASSWORD_AUTH only; 90 days'),
+      ExpiresIn: z.literal(3600),
+      TokenType: z.literal('Bearer'),
+    }),
+    ChallengeParameters: z.record(z.string(), z.unknown()),
+  }),
+  z.object({ ChallengeName: z.literal('NEW_PASSWORD_REQUIRED'), Session: z.string(), ChallengeParameters: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ UserConfirmed: z.boolean(), UserSub: z.string() }).describe('SignUp'),
+  z.object({}).describe('ConfirmSignUp, GlobalSignOut'),
+]);
+
 export default defineRoutes('/local-idp', [
   route({
     method: 'post',
     path: '/',
     summary: "Built-in identity provider speaking Cognito's JSON protocol (X-Amz-Target AWSCognitoIdentityProviderService.<Operation>)",
-    description: `Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Errors are { __type, message }.`,
+    description: `Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException.`,
     auth: 'none',
     // Password guesses and code guesses count against the auth limiter; token refreshes do not.
     limiters: [{ name: 'auth', when: isPasswordOperation }],
     produces: AMZ_JSON,
+    consumes: { mediaType: AMZ_JSON, schema: requestBody },
+    response: responseBody,
     handler: ({ ctx, req, res }) => dispatch(ctx, req, res),
   }),
   route({

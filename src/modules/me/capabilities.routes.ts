@@ -10,7 +10,7 @@ export default defineRoutes(
       path: '/capabilities',
       summary: 'Roles and permissions of the calling credential (use it to check a bearer credential)',
       description:
-        'Platform permissions are `platform.<role>` plus `api_keys.read`; `api_keys.manage` only for the owner\'s own signed-in session. Organization permissions are per organization and not listed here.',
+        'Platform permissions are `platform.<role>` plus `api_keys.read`; `api_keys.manage` only when the owner signed in themself (session cookies or an ID token; not an API key, not staff viewing as the user). Organization permissions are per organization and not listed here.',
       auth: 'required',
       response: z.object({
         data: z.object({

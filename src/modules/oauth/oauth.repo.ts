@@ -34,7 +34,7 @@ export async function insertIdentity(
 /** A social account: a users row and no password credential. */
 export async function createSocialUser(
   trx: Knex.Transaction,
-  u: { email: string; name: string | null; email_verified: boolean },
+  u: { email: string; name: string | null; email_verified: boolean; locale?: string },
 ): Promise<AccountRow> {
   const [row] = await trx('users')
     .insert({
@@ -42,6 +42,7 @@ export async function createSocialUser(
       name: u.name,
       email_verified: u.email_verified,
       email_verified_at: u.email_verified ? trx.fn.now() : null,
+      ...(u.locale ? { locale: u.locale } : {}),
     })
     .returning(['id', 'email', 'email_verified', 'status', 'locale']);
   return row as AccountRow;

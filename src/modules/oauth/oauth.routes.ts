@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
+import { requestLocale } from '../../integrations/mail';
 import { FLOW_COOKIE, startFlow, takeFlow } from '../../integrations/oauth/flow-store';
 import {
   clientFor,
@@ -84,7 +85,7 @@ export default defineRoutes(
       query: z.object({ redirect: z.string().max(MAX_REDIRECT_LENGTH).optional() }),
       status: 302,
       errors: [503],
-      handler: async ({ res, ctx, params, query }) => {
+      handler: async ({ req, res, ctx, params, query }) => {
         const settings = providerSettings(ctx.config, params.provider);
         if (!settings) {
           throw new ApiError(503, 'Provider not configured', `Sign-in with ${params.provider} is not available`, {
@@ -107,6 +108,7 @@ export default defineRoutes(
           nonce: auth.nonce,
           codeVerifier: auth.codeVerifier,
           redirect: sanitizeRedirect(query.redirect ?? '/', ctx.config.SITE_URL),
+          locale: requestLocale(req),
         });
         res.redirect(302, auth.url);
       },

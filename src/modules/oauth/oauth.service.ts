@@ -93,6 +93,7 @@ async function findOrCreateAccount(
   ctx: AppContext,
   provider: OAuthProvider,
   id: Identity,
+  locale?: string | null,
 ): Promise<{ userId: string } | { reason: CallbackFailure }> {
   const linked = await repo.findUserByIdentity(ctx.db, provider, id.subject);
   if (linked) return { userId: linked.id };
@@ -103,7 +104,12 @@ async function findOrCreateAccount(
       await repo.insertIdentity(trx, { provider, subject: id.subject, user_id: existing.id, email: id.email });
       return { userId: existing.id };
     }
-    const user = await repo.createSocialUser(trx, { email: id.email, name: id.name, email_verified: id.emailVerified });
+    const user = await repo.createSocialUser(trx, {
+      email: id.email,
+      name: id.name,
+      email_verified: id.emailVerified,
+      locale: locale ?? undefined,
+    });
     await repo.insertIdentity(trx, { provider, subject: id.subject, user_id: user.id, email: id.email });
     if (!user.email_verified) await sendEmailVerification(ctx, trx, user);
     return { userId: user.id };
@@ -156,7 +162,7 @@ export async function completeCallback(
 
   let found: { userId: string } | { reason: CallbackFailure };
   try {
-    found = await findOrCreateAccount(ctx, flow.provider, identity);
+    found = await findOrCreateAccount(ctx, flow.provider, identity, flow.locale);
   } catch (err) {
     // Two callbacks for the same new identity at once: the unique index decides; re-read the link.
     if ((err as { code?: string }).code !== '23505') throw err;

@@ -126,14 +126,26 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   async refresh(refreshToken: string): Promise<TokenSet> {
-    const session = await repo.findSessionByTokenHash(this.db, sha256(refreshToken));
+    let session: repo.SessionRow | undefined;
+    let account: repo.AccountRow | undefined;
+    try {
+      session = await repo.findSessionByTokenHash(this.db, sha256(refreshToken));
+      if (session) account = await repo.findAccountById(this.db, session.user_id);
+    } catch (err) {
+      // The provider's store is down: a transient failure (503, cookies kept), not an expired session.
+      throw new IdpError('unreachable', `Identity store unavailable: ${(err as Error).message}`);
+    }
     if (!session || session.revoked_at || session.expires_at.getTime() <= Date.now()) {
       throw new IdpError('not_authorized', 'Invalid Refresh Token');
     }
-    const account = await repo.findAccountById(this.db, session.user_id);
     if (!account || account.status !== 'active') throw new IdpError('not_authorized', 'User is disabled.');
     await repo.touchSession(this.db, session.id);
     return this.signTokens(account, session);
+  }
+
+  /** The account a refresh token belongs to (revoked or not), for sign-out without an ID token. */
+  async ownerOfRefreshToken(refreshToken: string): Promise<string | undefined> {
+    return (await repo.findSessionByTokenHash(this.db, sha256(refreshToken)))?.user_id;
   }
 
   async revokeRefreshToken(refreshToken: string): Promise<void> {
