@@ -7,6 +7,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/helpers/per-file-db.ts'],
+  // jose (used by jwks-rsa) ships only ES modules; let swc turn it into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

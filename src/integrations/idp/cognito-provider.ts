@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { jwksKeyLookup } from './jwks';
 import {
   AdminResetUserPasswordCommand,
   AdminSetUserPasswordCommand,
@@ -13,7 +14,6 @@ import {
   type AuthenticationResultType,
   type InitiateAuthCommandOutput,
 } from '@aws-sdk/client-cognito-identity-provider';
-import type { JwksClient } from 'jwks-rsa';
 import {
   IdpError,
   TOKEN_TTL_SECONDS,
@@ -69,27 +69,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
   ) {
     const issuer = `https://cognito-idp.${s.region}.amazonaws.com/${s.userPoolId}`;
     const jwksUri = `${issuer}/.well-known/jwks.json`;
-    let jwks: JwksClient | null = null;
-    this.verification = {
-      issuer,
-      audience: s.clientId,
-      jwksUri,
-      getPublicKey: async (kid) => {
-        try {
-          // Loaded on first use: jwks-rsa pulls in an ESM-only dependency that jest cannot load.
-          jwks ??= (require('jwks-rsa') as typeof import('jwks-rsa'))({
-            jwksUri,
-            cache: true,
-            cacheMaxAge: 10 * 60_000,
-            rateLimit: true,
-            jwksRequestsPerMinute: 10,
-          });
-          return (await jwks.getSigningKey(kid)).getPublicKey();
-        } catch {
-          return null;
-        }
-      },
-    };
+    this.verification = { issuer, audience: s.clientId, jwksUri, getPublicKey: jwksKeyLookup(jwksUri) };
   }
 
   /** SECRET_HASH as Cognito defines it, needed when the app client has a secret. */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { jwksKeyLookup } from '../jwks';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import jwt from 'jsonwebtoken';
 import type { Knex } from 'knex';
@@ -50,7 +51,7 @@ export class LocalIdentityProvider implements IdentityProvider {
       issuer: this.issuer,
       audience: LOCAL_CLIENT_ID,
       jwksUri: `${this.issuer}/.well-known/jwks.json`,
-      getPublicKey: (kid) => this.keys.publicKey(kid),
+      getPublicKey: jwksKeyLookup(`${this.issuer}/.well-known/jwks.json`, () => this.keys.jwks()),
     };
   }
 
