@@ -79,7 +79,9 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): 
 
   let openapi: Record<string, unknown> | null = null;
   api.get('/openapi.json', (_req, res) => {
-    openapi ??= buildOpenApi(modules, config.BASE_URL);
+    // Paths carry their /api/v1 prefix (the health checks live outside it), so the server is
+    // the origin: server URL + path is then the real address ("Try it out" works).
+    openapi ??= buildOpenApi(modules, config.PUBLIC_URL);
     res.json(openapi);
   });
   api.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false }));

@@ -14,9 +14,19 @@ const errorSchema = z
     feature_key: z.string().optional(),
     action: z.string().optional(),
   })
-  .passthrough();
+  .passthrough()
+  // Named components, so clients (and readers) find the error shapes by name.
+  .meta({
+    id: 'Error',
+    description: 'Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name.',
+  });
 
-const rateLimitSchema = z.object({ error: z.string(), retryAfter: z.number().int() });
+const rateLimitSchema = z
+  .object({ error: z.string(), retryAfter: z.number().int() })
+  .meta({
+    id: 'RateLimitError',
+    description: 'A 429 from a rate limiter: the message names the limiter; retryAfter is its window in seconds. Headers: RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After.',
+  });
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Validation failure or bad input',

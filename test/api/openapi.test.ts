@@ -54,7 +54,17 @@ describe('OpenAPI and docs', () => {
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: '3.1.2' }));
-    expect(doc.servers).toEqual([{ url: 'http://api.test/api/v1' }]);
+    // Paths carry /api/v1 themselves, so the server is the origin: server + path is the real URL.
+    expect(doc.servers).toEqual([{ url: 'http://api.test' }]);
+    const numbersUrl = new URL(doc.servers[0].url + '/api/v1/platform/numbers');
+    expect((await request(app).get(numbersUrl.pathname)).status).toBe(200);
+    expect(doc.components.schemas.Error.properties).toEqual(
+      expect.objectContaining({ error: expect.any(Object), message: expect.any(Object), details: expect.any(Object), feature_key: expect.any(Object) }),
+    );
+    expect(doc.components.schemas.RateLimitError.required).toEqual(['error', 'retryAfter']);
+    expect(doc.paths['/api/v1/platform/numbers'].get.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RateLimitError' });
+    expect(doc.paths['/api/v1/platform/numbers'].get.responses['500'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.components.schemas.FundraiserCard).toBeDefined();
     let count = 0;
     for (const mod of all) {
       for (const r of mod.routes) {

@@ -35,7 +35,8 @@ interface Running {
 }
 
 function npm(args: string[], env: NodeJS.ProcessEnv): Running {
-  const child = spawn('npm', args, { cwd: ROOT, env });
+  // Own process group: a failed run can be cleaned up whole (npm, server, postgres).
+  const child = spawn('npm', args, { cwd: ROOT, env, detached: true });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -82,7 +83,10 @@ async function startServer(dataDir: string, port: number): Promise<Running & { p
 
 async function stopWith(srv: Running & { postgres: number }, signal: NodeJS.Signals) {
   srv.child.kill(signal);
-  const code = await Promise.race([srv.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 20_000)));
+  const code = await Promise.race([srv.exited, hung]);
+  clearTimeout(timer);
   return code;
 }
 
@@ -96,7 +100,13 @@ describe('npm start lifecycle (embedded Postgres)', () => {
   });
 
   afterAll(async () => {
-    for (const s of started) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    for (const s of started) {
+      try {
+        process.kill(-s.child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
