@@ -5,6 +5,23 @@ import * as service from './comments.service';
 
 const likeDoc = 'Idempotent; answers the comment\'s like count and whether the caller likes it now. 404 for unknown or deleted comments and comments on campaigns the caller cannot read.';
 
+/** PUT likes, DELETE unlikes; both idempotent and answer the count after the write. */
+function likeRoute(method: 'put' | 'delete', summary: string, liked: boolean) {
+  return route({
+    method,
+    path: '/comments/:id/like',
+    summary,
+    description: likeDoc,
+    auth: 'required',
+    flag: 'features.comments',
+    limiters: ['authenticated'],
+    params: idParams,
+    response: likeAnswer,
+    errors: [404],
+    handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor!, params.id, liked),
+  });
+}
+
 export default defineRoutes(
   '',
   [
@@ -52,32 +69,8 @@ export default defineRoutes(
       errors: [404],
       handler: async ({ ctx, actor, params }) => service.deleteComment(ctx, actor!, params.id),
     }),
-    route({
-      method: 'put',
-      path: '/comments/:id/like',
-      summary: 'Like a comment',
-      description: likeDoc,
-      auth: 'required',
-      flag: 'features.comments',
-      limiters: ['authenticated'],
-      params: idParams,
-      response: likeAnswer,
-      errors: [404],
-      handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor!, params.id, true),
-    }),
-    route({
-      method: 'delete',
-      path: '/comments/:id/like',
-      summary: 'Remove your like from a comment',
-      description: likeDoc,
-      auth: 'required',
-      flag: 'features.comments',
-      limiters: ['authenticated'],
-      params: idParams,
-      response: likeAnswer,
-      errors: [404],
-      handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor!, params.id, false),
-    }),
+    likeRoute('put', 'Like a comment', true),
+    likeRoute('delete', 'Remove your like from a comment', false),
   ],
   { tag: 'comments' },
 );
