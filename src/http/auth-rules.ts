@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Actor, PlatformRole } from './actor';
 import { ApiError } from './errors';
-import { CREDENTIAL_PERMISSIONS } from './permissions';
+import { CREDENTIAL_PERMISSIONS, permissionDenied } from './permissions';
 
 /**
  * none: no credential looked at. optional: a credential changes the answer. required: any valid
@@ -36,9 +36,5 @@ export function enforceAuth(rule: AuthRule, actor: Actor | null, _req: Request):
     }
     return;
   }
-  if (!hasRole(actor, rule.role)) {
-    throw new ApiError(403, 'Forbidden', `Requires permission: platform.${rule.role}`, {
-      required_permission: `platform.${rule.role}`,
-    });
-  }
+  if (!hasRole(actor, rule.role)) throw permissionDenied(`platform.${rule.role}`);
 }

@@ -23,8 +23,6 @@ export const badRequest = (message: string, extra?: Record<string, unknown>) =>
 export const notFound = (what = 'Resource') => new ApiError(404, 'Not found', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to do this', extra?: Record<string, unknown>) =>
   new ApiError(403, 'Forbidden', message, extra);
-export const unauthenticated = (message = 'Authentication required') =>
-  new ApiError(401, 'Not authenticated', message);
 
 export function zodDetails(err: ZodError): Array<{ path: string; message: string }> {
   return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));

@@ -1,8 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import type { Config } from '../config';
+import { clientIp } from './client-ip';
 import { actorOrNull, type CredentialResolver } from './credentials';
 
 const MINUTE = 60_000;
@@ -114,13 +115,9 @@ export function skipsGlobal(method: string, path: string): boolean {
   return GLOBAL_SKIP.some((s) => (!s.method || s.method === method) && s.path.test(path));
 }
 
-function ipKey(req: Request): string {
-  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-}
-
 function keyFor(kind: KeyKind, resolver: CredentialResolver) {
   return async (req: Request): Promise<string> => {
-    const ip = ipKey(req);
+    const ip = clientIp(req);
     switch (kind) {
       case 'ip':
         return ip;

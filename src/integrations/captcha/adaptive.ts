@@ -4,7 +4,8 @@
 import type { Request } from 'express';
 import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
-import { clientIp, riskCounterFor, type RiskAssessment } from './risk';
+import { clientIp } from '../../http/client-ip';
+import { riskCounterFor, type RiskAssessment } from './risk';
 import { verifyCaptchaToken } from './verify';
 
 export type CaptchaAction = 'signup' | 'signin';

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import type { Request } from 'express';
-import { ipKeyGenerator } from 'express-rate-limit';
 import type { AppContext } from '../../context';
+import { normalizeEmail } from '../../infra/email';
+import { sha256Hex } from '../../infra/hash';
 import { MemoryRiskStore, RedisRiskStore, type RiskStore } from './risk-store';
 
 /**
@@ -42,16 +41,12 @@ export function riskStoreFor(ctx: AppContext): RiskStore {
   return m;
 }
 
-export function clientIp(req: Request): string {
-  return ipKeyGenerator(req.ip ?? req.socket?.remoteAddress ?? 'unknown');
-}
-
 /** Addresses are hashed so the store never holds them in clear; matched case-insensitively. */
 export function riskKeys(prefix: string, subject: RiskSubject): { ip: string; email: string | null } {
-  const email = subject.email?.trim().toLowerCase();
+  const email = subject.email && normalizeEmail(subject.email);
   return {
     ip: `${prefix}risk:ip:${subject.ip}`,
-    email: email ? `${prefix}risk:email:${createHash('sha256').update(email).digest('hex')}` : null,
+    email: email ? `${prefix}risk:email:${sha256Hex(email)}` : null,
   };
 }
 

@@ -1,11 +1,12 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
+import { sha256Hex } from '../../infra/hash';
 import * as repo from './local/local-idp.repo';
 
 /** Wrong guesses before a code is burnt (the auth limiter also slows guessing per IP). */
 export const MAX_CODE_ATTEMPTS = 5;
 
-const hashCode = (userId: string, code: string) => createHash('sha256').update(`${userId}:${code}`).digest('hex');
+const hashCode = (userId: string, code: string) => sha256Hex(`${userId}:${code}`);
 
 /** A fresh 6-digit code replacing any open one; returns the code for the mail. */
 export async function issueCode(db: Knex | Knex.Transaction, userId: string, purpose: repo.CodePurpose, ttlSeconds: number) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { CookieOptions, Response } from 'express';
-import type { Config } from '../../config';
+import type { Response } from 'express';
 import type { AppContext } from '../../context';
+import { cookieOptions } from '../../http/cookies';
 import type { OAuthProvider } from './providers';
 
 /**
@@ -26,10 +26,6 @@ export interface OAuthFlow {
 
 const cacheKey = (id: string) => `oauth:flow:${id}`;
 const FLOW_ID = /^[A-Za-z0-9_-]{43}$/;
-
-function cookieOptions(config: Config): CookieOptions {
-  return { httpOnly: true, sameSite: 'lax', secure: config.NODE_ENV === 'production', path: '/' };
-}
 
 export async function startFlow(ctx: AppContext, res: Response, flow: Omit<OAuthFlow, 'createdAt'>): Promise<void> {
   const id = randomBytes(32).toString('base64url');

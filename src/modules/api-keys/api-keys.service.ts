@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context';
 import type { Actor, PlatformRole } from '../../http/actor';
 import { ApiError } from '../../http/errors';
+import { sha256Hex } from '../../infra/hash';
 import * as repo from './api-keys.repo';
 
 export const KEY_PREFIX = 'ak_live_';
@@ -9,14 +10,12 @@ const KEY_SHAPE = /^ak_live_[0-9a-f]{64}$/;
 /** Characters of the key shown as its `prefix`. */
 const DISPLAY_PREFIX_LENGTH = 12;
 
-export const hashApiKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
-
 const invalidKey = () => new ApiError(401, 'Invalid API key', 'The API key is not valid');
 
 /** Resolves `ak_live_...`; throws 401 `Invalid API key` for unknown, revoked, expired or inactive owner. */
 export async function resolveApiKey(ctx: AppContext, token: string): Promise<Actor> {
   if (!KEY_SHAPE.test(token)) throw invalidKey();
-  const owner = await repo.useKey(ctx.db, hashApiKey(token));
+  const owner = await repo.useKey(ctx.db, sha256Hex(token));
   if (!owner) throw invalidKey();
   return {
     userId: owner.user_id,
@@ -63,7 +62,7 @@ export async function createKey(ctx: AppContext, userId: string, input: { name: 
   const row = await repo.insertKey(ctx.db, {
     user_id: userId,
     name: input.name,
-    key_hash: hashApiKey(secret),
+    key_hash: sha256Hex(secret),
     prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
     scopes: ['*'],
     expires_at: expiresAt,

@@ -2,12 +2,13 @@ import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
 import type { AppContext } from '../../context';
 import type { Actor, CredentialKind, PlatformRole } from '../../http/actor';
+import { hasSessionCookie } from '../../http/cookies';
 import type { CredentialResolver } from '../../http/credentials';
+import { uuid } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
+import { PLATFORM_ROLES } from '../../http/permissions';
 import { resolveApiKey } from '../api-keys/api-keys.service';
 import * as repo from './auth.repo';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const tokenInvalid = (message = 'The token is invalid or expired') =>
   new ApiError(401, 'Invalid token', message, { code: 'TOKEN_INVALID' });
@@ -42,8 +43,6 @@ export async function verifyIdToken(
   return claims;
 }
 
-const ROLES: PlatformRole[] = ['user', 'ambassador', 'staff', 'admin'];
-
 /**
  * Maps verified claims to the account. Checked on every request (no cache), so suspension,
  * bans, deactivation, a revoked session and sign-out-everywhere cut the token off at once.
@@ -52,8 +51,8 @@ export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, c
   const sub = claims.sub ?? '';
   let owner: repo.CredentialOwnerRow | undefined;
   if (ctx.idp.kind === 'local') {
-    const sessionId = typeof claims.origin_jti === 'string' && UUID.test(claims.origin_jti) ? claims.origin_jti : null;
-    if (!UUID.test(sub) || !sessionId) throw tokenInvalid();
+    const sessionId = uuid.safeParse(claims.origin_jti).data ?? null;
+    if (!uuid.safeParse(sub).success || !sessionId) throw tokenInvalid();
     owner = await repo.findOwnerById(ctx.db, sub, sessionId);
     if (owner && (!owner.session_id || owner.session_revoked_at)) throw tokenInvalid('The session has been signed out');
   } else {
@@ -70,17 +69,12 @@ export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, c
   return {
     userId: owner.id,
     email: owner.email,
-    roles: owner.roles.filter((r): r is PlatformRole => (ROLES as string[]).includes(r)),
+    roles: owner.roles.filter((r): r is PlatformRole => (PLATFORM_ROLES as readonly string[]).includes(r)),
     credential,
     emailVerified: owner.email_verified,
     impersonatedBy: owner.impersonated_by ?? null,
     apiKeyId: null,
   };
-}
-
-export function hasSessionCookies(req: Request): boolean {
-  const c = (req.cookies ?? {}) as Record<string, unknown>;
-  return Boolean(c.id_token || c.access_token);
 }
 
 /** The cookie session's actor; throws 401 Invalid token when the cookies do not hold a live session. */
@@ -101,7 +95,7 @@ function bearerOf(req: Request): string | null {
 export function createCredentialResolver(ctx: AppContext): CredentialResolver {
   return {
     async resolve(req) {
-      if (hasSessionCookies(req)) return actorFromSessionCookies(ctx, req);
+      if (hasSessionCookie(req)) return actorFromSessionCookies(ctx, req);
       const token = bearerOf(req);
       if (!token) return null;
       if (token.startsWith('ak_live_')) return resolveApiKey(ctx, token);

@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { findById } from '../fundraisers/fundraisers.repo';
+import { readable } from '../fundraisers/fundraisers.service';
 import { canRead } from '../fundraisers/serialize';
 import * as repo from './comments.repo';
 import type { CommentRow } from './comments.repo';
@@ -35,15 +36,9 @@ export function plainCommentText(input: string): string {
     .trim();
 }
 
-/** The campaign, if the caller may read it (comments exist only on readable campaigns). */
-export async function readableCampaign(ctx: AppContext, actor: Actor | null, fundraiserId: string) {
-  const f = await findById(ctx.db, fundraiserId);
-  if (!f || !canRead(f, actor)) throw notFound('Fundraiser');
-  return f;
-}
-
 export async function listComments(ctx: AppContext, actor: Actor | null, fundraiserId: string, limit: number, offset: number) {
-  await readableCampaign(ctx, actor, fundraiserId);
+  // Comments exist only on campaigns the caller may read.
+  await readable(ctx, actor, { id: fundraiserId });
   const viewer = actor?.userId ?? null;
   const { rows, total } = await repo.listTopLevel(ctx.db, fundraiserId, viewer, limit, offset);
   const replies = await repo.repliesOf(ctx.db, rows.map((r) => r.id), viewer);
@@ -66,7 +61,8 @@ export async function createComment(
   input: { body: string; parent_id?: string | null; gif_id?: string | null },
 ) {
   requireVerifiedEmail(actor);
-  const f = await readableCampaign(ctx, actor, fundraiserId);
+  const f = await readable(ctx, actor, { id: fundraiserId });
+  // readable lets an owner see a deleted campaign; nobody comments on one.
   if (f.deleted_at) throw notFound('Fundraiser');
   const body = plainCommentText(input.body);
   const gif = input.gif_id ?? null;

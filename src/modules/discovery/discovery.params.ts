@@ -1,5 +1,7 @@
 import type { Request } from 'express';
 import { ApiError } from '../../http/errors';
+import { requestLocale } from '../../integrations/mail';
+import { isLang, type Lang } from '../fundraisers/fundraisers.schemas';
 
 /**
  * GET /fundraisers query rules. The list never 500s on odd input: repeated parameters use the
@@ -7,8 +9,6 @@ import { ApiError } from '../../http/errors';
  * unknown parameters are ignored.
  */
 
-export const LANGS = ['en', 'ru', 'uk', 'es'] as const;
-export type Lang = (typeof LANGS)[number];
 export const STATUS_VALUES = ['active', 'closed', 'ended', 'all'] as const;
 export type StatusFilter = 'active' | 'closed' | 'all';
 
@@ -30,22 +30,14 @@ export function first(v: unknown): string | undefined {
   return typeof v === 'string' ? stripNul(v) : undefined;
 }
 
-export function isLang(v: unknown): v is Lang {
-  return typeof v === 'string' && (LANGS as readonly string[]).includes(v);
-}
-
-/** `lang` query, then the `lang` cookie, then Accept-Language; null when none names a locale. */
+/**
+ * `lang` query, then the `lang` cookie, then Accept-Language; null when none names a locale. Only
+ * the query step is the list's own (a repeated `lang` counts by its first value); the cookie and
+ * Accept-Language steps are the site-wide ones of requestLocale.
+ */
 export function resolveLang(req: Request, queryLang: unknown): Lang | null {
   const q = first(queryLang)?.trim().toLowerCase();
-  if (isLang(q)) return q;
-  const cookie = (req.cookies as Record<string, unknown> | undefined)?.lang;
-  const c = typeof cookie === 'string' ? cookie.trim().toLowerCase() : undefined;
-  if (isLang(c)) return c;
-  if (req.headers['accept-language']) {
-    const best = req.acceptsLanguages([...LANGS]);
-    if (isLang(best)) return best;
-  }
-  return null;
+  return isLang(q) ? q : requestLocale(req);
 }
 
 export function parseStatus(v: Raw): StatusFilter {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex';
-import type { Lang, StatusFilter } from './discovery.params';
+import type { Lang } from '../fundraisers/fundraisers.schemas';
+import type { StatusFilter } from './discovery.params';
 
 /**
  * The list base filter. It is, word for word, the predicate of the partial indexes of migration

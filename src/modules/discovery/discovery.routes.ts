@@ -15,6 +15,7 @@ import {
 } from './discovery.schemas';
 
 const CITIES_TTL_SECONDS = 300;
+const CATEGORIES_TTL_SECONDS = 300;
 const ZIP_TTL_SECONDS = 86_400;
 const TOTAL_TTL_SECONDS = 30;
 
@@ -134,7 +135,7 @@ export default defineRoutes(
       response: categoriesResponse,
       handler: async ({ req, ctx, query }) => {
         const lang = params.resolveLang(req, query.lang) ?? 'en';
-        const rows = await ctx.cache.wrap('discovery:categories', 300, () => repo.categories(ctx.db));
+        const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => repo.categories(ctx.db));
         return { data: rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug })) };
       },
     }),

@@ -4,6 +4,9 @@ import { LIMITS } from './limits';
 
 export const LANGS = ['en', 'ru', 'uk', 'es'] as const;
 export type Lang = (typeof LANGS)[number];
+export const isLang = (v: unknown): v is Lang => typeof v === 'string' && (LANGS as readonly string[]).includes(v);
+/** A stored language code (users.locale, fundraisers.source_language) as one of the four, else English. */
+export const langOr = (v: string): Lang => (isLang(v) ? v : 'en');
 
 export const STATUSES = ['draft', 'pending', 'active', 'paused', 'ended', 'rejected'] as const;
 export type FundraiserStatus = (typeof STATUSES)[number];

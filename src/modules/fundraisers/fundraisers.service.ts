@@ -10,9 +10,9 @@ import { COVER_TINT_QUEUE } from '../../jobs/cover-tint';
 import { enqueue } from '../../jobs/queue';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
-import { LANGS, type CreateBody, type UpdateBody, type WritableFields } from './fundraisers.schemas';
+import { langOr, type CreateBody, type UpdateBody, type WritableFields } from './fundraisers.schemas';
 import { LIMITS } from './limits';
-import { gateFailed, reviewCandidate, runPublishGate, type GateCandidate } from './publish-gate';
+import { candidateOf, gateFailed, reviewCandidate, runPublishGate } from './publish-gate';
 import { canRead, toIsoDate } from './serialize';
 import { sanitizeStory } from './story-html';
 import { totalsOf } from './totals';
@@ -72,21 +72,6 @@ async function columnsFor(ctx: AppContext, body: WritableFields): Promise<Record
   return c;
 }
 
-function candidateOf(ownerUserId: string, id: string | null, v: Record<string, unknown>): GateCandidate {
-  return {
-    fundraiserId: id,
-    ownerUserId,
-    title: String(v.title ?? ''),
-    summary: (v.summary as string | null) ?? null,
-    story_html: (v.story_html as string | null) ?? null,
-    goal_amount_cents: Number(v.goal_amount_cents ?? 0),
-    currency: String(v.currency ?? 'USD'),
-    end_date: toIsoDate(v.end_date as Date | string | null),
-    cover_image: (v.cover_image as string | null) ?? null,
-    images: (v.images as string[] | null) ?? null,
-  };
-}
-
 async function ownerOf(ctx: AppContext, actor: Actor): Promise<OwnerProfile> {
   const owner = await repo.userProfile(ctx.db, actor.userId);
   if (!owner) throw new ApiError(401, 'Not authenticated', 'Sign in to continue');
@@ -142,7 +127,7 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
       ...values,
       owner_user_id: owner.id,
       status,
-      source_language: (LANGS as readonly string[]).includes(owner.locale) ? owner.locale : 'en',
+      source_language: langOr(owner.locale),
       approved_at: status === 'active' ? trx.fn.now() : null,
       submitted_at: status === 'pending' ? trx.fn.now() : null,
     });
@@ -204,8 +189,8 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string
       }
     }
   }
-  if ('cover_image' in columns && columns.cover_image !== row.cover_image) patch.cover_tint = null;
   const coverChanged = 'cover_image' in columns && columns.cover_image !== row.cover_image;
+  if (coverChanged) patch.cover_tint = null;
 
   const updated = await ctx.db.transaction(async (trx) => {
     const locked = await repo.findByIdForUpdate(trx, row.id);

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
 import type { ReviewResult, UserMessage } from '../../integrations/review';
 import type { OwnerProfile } from './fundraisers.repo';
+import { toIsoDate } from './serialize';
 
 /** The values the gate judges: the stored campaign with the request's changes applied. */
 export interface GateCandidate {
@@ -15,6 +16,22 @@ export interface GateCandidate {
   end_date: string | null;
   cover_image: string | null;
   images: string[] | null;
+}
+
+/** The candidate for column values: a stored row, or a row with the request's changes merged in. */
+export function candidateOf(ownerUserId: string, id: string | null, v: Record<string, unknown>): GateCandidate {
+  return {
+    fundraiserId: id,
+    ownerUserId,
+    title: String(v.title ?? ''),
+    summary: (v.summary as string | null) ?? null,
+    story_html: (v.story_html as string | null) ?? null,
+    goal_amount_cents: Number(v.goal_amount_cents ?? 0),
+    currency: String(v.currency ?? 'USD'),
+    end_date: toIsoDate(v.end_date as Date | string | null),
+    cover_image: (v.cover_image as string | null) ?? null,
+    images: (v.images as string[] | null) ?? null,
+  };
 }
 
 export interface GateOutcome {

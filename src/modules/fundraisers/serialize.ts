@@ -2,7 +2,7 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow } from './fundraisers.repo';
-import { LANGS, type Lang } from './fundraisers.schemas';
+import { langOr, type Lang } from './fundraisers.schemas';
 import { sanitizeStory } from './story-html';
 import { totalsOf } from './totals';
 import { trustStatusFor } from './trust-status';
@@ -62,7 +62,7 @@ export function baseDetail(row: FundraiserRow) {
     owner_user_id: row.owner_user_id,
     org_id: row.org_id,
     donor_count: Number(row.donor_count),
-    source_language: (LANGS as readonly string[]).includes(row.source_language) ? row.source_language : 'en',
+    source_language: langOr(row.source_language),
     end_date: toIsoDate(row.end_date),
     approved_at: iso(row.approved_at),
     goal_reached_at: iso(row.goal_reached_at),
@@ -95,7 +95,7 @@ export async function buildDetail(ctx: AppContext, row: FundraiserRow, opts: Det
     }
   }
   if (opts.slugRead) {
-    const lang = opts.lang ?? ((LANGS as readonly string[]).includes(row.source_language) ? (row.source_language as Lang) : 'en');
+    const lang = opts.lang ?? langOr(row.source_language);
     const [category_name, profile] = await Promise.all([
       repo.categoryName(ctx.db, row.category_id, lang),
       repo.userProfile(ctx.db, row.owner_user_id),

@@ -1,16 +1,12 @@
+import type { z } from 'zod';
 import type { AppContext } from '../../context';
 import { latestReview, saveReview } from '../../integrations/review/review.repo';
 import type { FundraiserRow } from './fundraisers.repo';
-import { reviewCandidate } from './publish-gate';
-import { toIsoDate } from './serialize';
+import type { trustStatusSchema } from './fundraisers.schemas';
+import { candidateOf, reviewCandidate } from './publish-gate';
 
-export interface TrustStatus {
-  aiDecision: 'approve' | 'flag' | 'block';
-  trustScore: number;
-  payoutHold: boolean;
-  rejectionReasons: string[];
-  userMessages: Array<{ code: string; message: string; field?: string }>;
-}
+/** The owner's view of the review (the detail read's `trustStatus`). */
+export type TrustStatus = z.infer<typeof trustStatusSchema>;
 
 const TTL_SECONDS = 15 * 60;
 const key = (id: string) => `fundraiser:trust:${id}`;
@@ -23,18 +19,7 @@ export async function trustStatusFor(ctx: AppContext, row: FundraiserRow): Promi
   return ctx.cache.wrap(key(row.id), TTL_SECONDS, async () => {
     let stored = await latestReview(ctx.db, row.id);
     if (!stored) {
-      const r = await reviewCandidate(ctx, {
-        fundraiserId: row.id,
-        ownerUserId: row.owner_user_id,
-        title: row.title,
-        summary: row.summary,
-        story_html: row.story_html,
-        goal_amount_cents: Number(row.goal_amount_cents),
-        currency: row.currency,
-        end_date: toIsoDate(row.end_date),
-        cover_image: row.cover_image,
-        images: row.images,
-      });
+      const r = await reviewCandidate(ctx, candidateOf(row.owner_user_id, row.id, { ...row }));
       await saveReview(ctx.db, row.id, r);
       stored = await latestReview(ctx.db, row.id);
     }

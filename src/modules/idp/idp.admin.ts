@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
 import { createIdentityProvider, IdpError } from '../../integrations/idp';
-import { sha256 } from '../../integrations/idp/local/local-provider';
+import { normalizeEmail } from '../../infra/email';
+import { sha256Hex } from '../../infra/hash';
 import { revokeAllForUser } from '../api-keys/api-keys.repo';
 import { globalSignOut } from './idp.service';
 import * as repo from './idp.repo';
@@ -74,6 +75,6 @@ export async function forcePasswordReset(db: Db, config: Config, email: string |
 /** A single-use ambassador invitation, optionally bound to one address; prints the token once. */
 export async function createAmbassadorInvite(db: Db, email: string | undefined): Promise<string> {
   const token = randomBytes(24).toString('base64url');
-  await repo.insertAmbassadorInvite(db, sha256(token), email?.trim().toLowerCase() ?? null);
+  await repo.insertAmbassadorInvite(db, sha256Hex(token), email === undefined ? null : normalizeEmail(email));
   return `ambassador invite token: ${token}`;
 }

@@ -2,13 +2,16 @@ import type { Request, Response } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
+import { notAuthenticated } from '../../http/auth-rules';
 import { isCrossSite } from '../../http/csrf';
 import { ApiError } from '../../http/errors';
 import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../integrations/captcha/adaptive';
 import { issueCode, redeemCode } from '../../integrations/idp/codes';
-import { LocalIdentityProvider, sha256 } from '../../integrations/idp/local/local-provider';
+import { LocalIdentityProvider } from '../../integrations/idp/local/local-provider';
 import { IdpError, type TokenSet } from '../../integrations/idp/port';
-import { queueMail, requestLocale, type Locale } from '../../integrations/mail/index';
+import { normalizeEmail } from '../../infra/email';
+import { sha256Hex } from '../../infra/hash';
+import { queueMail, requestLocale, toLocale } from '../../integrations/mail/index';
 import { actorFromClaims, actorFromSessionCookies, verifyIdToken } from '../auth/credential-resolver';
 import { sendEmailVerification } from '../verification/verification.service';
 import * as e from './idp.errors';
@@ -16,9 +19,6 @@ import * as repo from './idp.repo';
 import { accountDisabled, loadSessionUser, toSessionUser, type SessionUser } from './session';
 
 const RESET_CODE_TTL_SECONDS = 3600;
-const LOCALES: Locale[] = ['en', 'ru', 'uk', 'es'];
-const localeOf = (l: string | null | undefined): Locale => (LOCALES.includes(l as Locale) ? (l as Locale) : 'en');
-const normEmail = (email: string) => email.trim().toLowerCase();
 
 function cookiesOf(req: Request): Record<string, string | undefined> {
   return (req.cookies ?? {}) as Record<string, string | undefined>;
@@ -39,7 +39,7 @@ export interface SignUpInput {
 }
 
 export async function signUp(ctx: AppContext, req: Request | null, input: SignUpInput) {
-  const email = normEmail(input.email);
+  const email = normalizeEmail(input.email);
   if (req) await checkCaptcha(ctx, req, { action: 'signup', email, captchaToken: input.captchaToken });
   if (!ctx.idp.passwordMeetsPolicy(input.password)) throw e.passwordRefused();
   if (await repo.findUserByEmail(ctx.db, email)) {
@@ -49,7 +49,7 @@ export async function signUp(ctx: AppContext, req: Request | null, input: SignUp
   try {
     const result = await ctx.db.transaction(async (trx) => {
       const roles = ['user'];
-      const inviteHash = input.ambassadorInviteToken ? sha256(input.ambassadorInviteToken) : null;
+      const inviteHash = input.ambassadorInviteToken ? sha256Hex(input.ambassadorInviteToken) : null;
       if (inviteHash) {
         if (!(await repo.claimAmbassadorInvite(trx, inviteHash, email))) {
           throw new ApiError(400, 'Invalid invitation token', 'The ambassador invitation is unknown, used or for another address', {
@@ -85,7 +85,7 @@ export async function signUp(ctx: AppContext, req: Request | null, input: SignUp
 
 export async function confirmSignUp(ctx: AppContext, email: string, code: string) {
   try {
-    await ctx.idp.confirmSignUp(normEmail(email), code.trim());
+    await ctx.idp.confirmSignUp(normalizeEmail(email), code.trim());
   } catch (err) {
     if (err instanceof IdpError && err.kind === 'not_authorized') throw e.invalidCode();
     throw e.fromIdpError(err);
@@ -133,7 +133,7 @@ async function provisionExternalAccount(
     await repo.setIdpSubject(ctx.db, existing.id, subject);
     return { ...existing, idp_subject: subject };
   }
-  const user = await repo.insertUser(ctx.db, { email: normEmail(email), name: null, roles: ['user'] });
+  const user = await repo.insertUser(ctx.db, { email: normalizeEmail(email), name: null, roles: ['user'] });
   await repo.setIdpSubject(ctx.db, user.id, subject);
   return { ...user, idp_subject: subject };
 }
@@ -144,7 +144,7 @@ export async function signIn(
   res: Response,
   input: { email: string; password: string; captchaToken?: string },
 ): Promise<SignInAnswer> {
-  const email = normEmail(input.email);
+  const email = normalizeEmail(input.email);
   await checkCaptcha(ctx, req, { action: 'signin', email, captchaToken: input.captchaToken });
   let result;
   try {
@@ -176,7 +176,7 @@ export async function respondToChallenge(
 ): Promise<SignInAnswer> {
   let result;
   try {
-    result = await ctx.idp.respondToNewPasswordChallenge(normEmail(input.email), input.session, input.newPassword);
+    result = await ctx.idp.respondToNewPasswordChallenge(normalizeEmail(input.email), input.session, input.newPassword);
   } catch (err) {
     if (err instanceof IdpError && err.kind === 'not_authorized') {
       throw new ApiError(401, 'Invalid session', 'The challenge session is invalid or has expired; sign in again', {
@@ -303,11 +303,11 @@ export async function logout(ctx: AppContext, req: Request, res: Response) {
 // Passwords
 
 export async function forgotPassword(ctx: AppContext, email: string) {
-  const user = await repo.findUserByEmail(ctx.db, normEmail(email));
+  const user = await repo.findUserByEmail(ctx.db, normalizeEmail(email));
   if (user && user.status === 'active') {
     await ctx.db.transaction(async (trx) => {
       const code = await issueCode(trx, user.id, 'password_reset', RESET_CODE_TTL_SECONDS);
-      await queueMail(trx, { to: user.email, template: 'password_reset', locale: localeOf(user.locale), vars: { code } });
+      await queueMail(trx, { to: user.email, template: 'password_reset', locale: toLocale(user.locale), vars: { code } });
     });
   }
   // Same answer whether or not the account exists.
@@ -315,7 +315,7 @@ export async function forgotPassword(ctx: AppContext, email: string) {
 }
 
 export async function resetPassword(ctx: AppContext, input: { email: string; code: string; newPassword: string }) {
-  const user = await repo.findUserByEmail(ctx.db, normEmail(input.email));
+  const user = await repo.findUserByEmail(ctx.db, normalizeEmail(input.email));
   if (!user) throw e.invalidCode();
   // Checked before the code is spent, so a refused password does not burn the code.
   if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
@@ -337,7 +337,7 @@ export async function changePassword(ctx: AppContext, req: Request, actor: Actor
     throw new ApiError(403, 'Forbidden', 'The password cannot be changed while viewing the account on the owner\'s behalf');
   }
   const user = await repo.findUserById(ctx.db, actor.userId);
-  if (!user) throw new ApiError(401, 'Not authenticated', 'Sign in to continue');
+  if (!user) throw notAuthenticated();
   if (ctx.idp.kind === 'local' && !(await repo.hasLocalPassword(ctx.db, user.id))) throw e.noPassword();
   if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
   try {

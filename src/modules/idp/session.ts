@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { AppContext } from '../../context';
 import { setSessionCookies } from '../../http/cookies';
-import { ApiError } from '../../http/errors';
+import { ApiError, notFound } from '../../http/errors';
 import * as repo from './idp.repo';
 
 export interface SessionUser {
@@ -35,14 +35,14 @@ export function toSessionUser(u: repo.UserRow): SessionUser {
 
 export async function loadSessionUser(ctx: AppContext, userId: string): Promise<SessionUser> {
   const u = await repo.findUserById(ctx.db, userId);
-  if (!u) throw new ApiError(404, 'Not found', 'User not found');
+  if (!u) throw notFound('User');
   return toSessionUser(u);
 }
 
 /** Signs `userId` in: issues tokens from the identity provider and sets the three session cookies. */
 export async function issueSessionForUser(ctx: AppContext, res: Response, userId: string): Promise<SessionUser> {
   const user = await repo.findUserById(ctx.db, userId);
-  if (!user) throw new ApiError(404, 'Not found', 'User not found');
+  if (!user) throw notFound('User');
   if (user.status !== 'active') throw accountDisabled(user.status);
   const tokens = await ctx.idp.issueTokensForUser(userId);
   setSessionCookies(res, ctx.config, tokens);

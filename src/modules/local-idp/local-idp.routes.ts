@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
+import { normalizeEmail } from '../../infra/email';
 import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID, type TokenSet } from '../../integrations/idp';
 import { globalSignOut, signUp } from '../idp/idp.service';
 
@@ -82,7 +83,7 @@ const OPERATIONS: Record<string, Op> = {
     checkClient(body);
     const params = (body.AuthParameters ?? {}) as Record<string, unknown>;
     if (body.AuthFlow === 'USER_PASSWORD_AUTH') {
-      const r = await idp.initiateAuth(str(params.USERNAME, 'USERNAME').trim().toLowerCase(), str(params.PASSWORD, 'PASSWORD'));
+      const r = await idp.initiateAuth(normalizeEmail(str(params.USERNAME, 'USERNAME')), str(params.PASSWORD, 'PASSWORD'));
       if (r.kind === 'challenge') {
         return { ChallengeName: r.challengeName, Session: r.session, ChallengeParameters: { USER_ID_FOR_SRP: params.USERNAME } };
       }
@@ -99,7 +100,7 @@ const OPERATIONS: Record<string, Op> = {
     if (body.ChallengeName !== 'NEW_PASSWORD_REQUIRED') throw new CognitoFault('InvalidParameterException', 'Unsupported challenge');
     const r = (body.ChallengeResponses ?? {}) as Record<string, unknown>;
     const out = await idp.respondToNewPasswordChallenge(
-      str(r.USERNAME, 'USERNAME').trim().toLowerCase(),
+      normalizeEmail(str(r.USERNAME, 'USERNAME')),
       str(body.Session, 'Session'),
       str(r.NEW_PASSWORD, 'NEW_PASSWORD'),
     );
@@ -123,7 +124,7 @@ const OPERATIONS: Record<string, Op> = {
   async ConfirmSignUp(ctx, body) {
     const idp = localIdp(ctx);
     checkClient(body);
-    await idp.confirmSignUp(str(body.Username, 'Username').trim().toLowerCase(), str(body.ConfirmationCode, 'ConfirmationCode'));
+    await idp.confirmSignUp(normalizeEmail(str(body.Username, 'Username')), str(body.ConfirmationCode, 'ConfirmationCode'));
     return {};
   },
   async GlobalSignOut(ctx, body) {

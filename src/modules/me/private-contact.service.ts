@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { notAuthenticated } from '../../http/auth-rules';
 import { ApiError } from '../../http/errors';
 import { sendPrivateContactVerification } from '../verification/verification.service';
 import { findUserContact, setPrivateContact } from '../verification/verification.repo';
@@ -27,7 +28,7 @@ function result(email: string, sent: boolean): PrivateContactResult {
 export async function setAndVerify(ctx: AppContext, userId: string, email: string): Promise<PrivateContactResult> {
   return ctx.db.transaction(async (trx) => {
     const user = await findUserContact(trx, userId);
-    if (!user) throw new ApiError(401, 'Not authenticated', 'Sign in to continue');
+    if (!user) throw notAuthenticated();
     if (user.private_contact_verified_at && sameAddress(user.private_contact_email, email)) {
       return result(user.private_contact_email, false);
     }
@@ -41,7 +42,7 @@ export async function setAndVerify(ctx: AppContext, userId: string, email: strin
 export async function resend(ctx: AppContext, userId: string): Promise<PrivateContactResult> {
   return ctx.db.transaction(async (trx) => {
     const user = await findUserContact(trx, userId);
-    if (!user) throw new ApiError(401, 'Not authenticated', 'Sign in to continue');
+    if (!user) throw notAuthenticated();
     if (!user.private_contact_email) {
       throw new ApiError(400, 'Bad request', 'No private contact email is set', { code: 'PRIVATE_CONTACT_MISSING' });
     }

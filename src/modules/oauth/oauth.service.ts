@@ -1,6 +1,7 @@
 import { errors, generators, type BaseClient, type IdTokenClaims, type UserinfoResponse } from 'openid-client';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
+import { normalizeEmail } from '../../infra/email';
 import { type OAuthFlow } from '../../integrations/oauth/flow-store';
 import { callbackUrl, clientFor, providerSettings, type OAuthProvider } from '../../integrations/oauth/providers';
 import { sendEmailVerification } from '../verification/verification.service';
@@ -72,7 +73,7 @@ async function identityFrom(
     }
   }
   const subject = claims.sub;
-  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
+  const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : '';
   if (!subject || subject.length > 255 || !emailSchema.safeParse(email).success) return null;
   const verified = claims.email_verified === true || (claims.email_verified as unknown) === 'true';
   // The provider's own name claim only; never derived from the address.

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import { sha256Hex } from '../../infra/hash';
 import { queueMail, toLocale } from '../../integrations/mail';
 import * as repo from './verification.repo';
 import type { TokenKind } from './verification.repo';
@@ -9,8 +10,6 @@ import type { TokenKind } from './verification.repo';
 export const VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type VerificationOutcome = 'success' | 'invalid' | 'failed' | 'contact_taken' | 'error';
-
-export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export function verificationLink(ctx: AppContext, token: string): string {
   return `${ctx.config.BASE_URL}/idp/verify-email?token=${encodeURIComponent(token)}`;
@@ -28,7 +27,7 @@ async function issueLink(
     user_id: user.id,
     kind,
     email,
-    token_hash: hashToken(token),
+    token_hash: sha256Hex(token),
     expires_at: new Date(Date.now() + VERIFICATION_TTL_MS),
   });
   await queueMail(trx, {
@@ -70,7 +69,7 @@ export async function verifyToken(ctx: AppContext, token: string | undefined): P
   if (!token) return 'invalid';
   try {
     return await ctx.db.transaction(async (trx) => {
-      const row = await repo.findTokenForUpdate(trx, hashToken(token));
+      const row = await repo.findTokenForUpdate(trx, sha256Hex(token));
       if (!row || row.used_at || row.expires_at.getTime() <= Date.now()) return 'failed';
       const user = await repo.findUserForUpdate(trx, row.user_id);
       if (!user) return 'failed';

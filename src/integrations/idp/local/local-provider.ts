@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sha256Hex } from '../../../infra/hash';
 import { jwksKeyLookup } from '../jwks';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import jwt from 'jsonwebtoken';
@@ -22,8 +23,6 @@ export const LOCAL_CLIENT_ID = 'local-app-client';
 export const localIssuer = (publicUrl: string) => `${publicUrl}/local-idp`;
 
 const CHALLENGE_TTL_SECONDS = 180;
-
-export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** At least 8 characters with a letter and a digit (decisions.md); 256 caps hashing cost. */
 export function localPasswordPolicy(password: string): boolean {
@@ -130,7 +129,7 @@ export class LocalIdentityProvider implements IdentityProvider {
     let session: repo.SessionRow | undefined;
     let account: repo.AccountRow | undefined;
     try {
-      session = await repo.findSessionByTokenHash(this.db, sha256(refreshToken));
+      session = await repo.findSessionByTokenHash(this.db, sha256Hex(refreshToken));
       if (session) account = await repo.findAccountById(this.db, session.user_id);
     } catch (err) {
       // The provider's store is down: a transient failure (503, cookies kept), not an expired session.
@@ -146,11 +145,11 @@ export class LocalIdentityProvider implements IdentityProvider {
 
   /** The account a refresh token belongs to (revoked or not), for sign-out without an ID token. */
   async ownerOfRefreshToken(refreshToken: string): Promise<string | undefined> {
-    return (await repo.findSessionByTokenHash(this.db, sha256(refreshToken)))?.user_id;
+    return (await repo.findSessionByTokenHash(this.db, sha256Hex(refreshToken)))?.user_id;
   }
 
   async revokeRefreshToken(refreshToken: string): Promise<void> {
-    await repo.revokeSessionByTokenHash(this.db, sha256(refreshToken));
+    await repo.revokeSessionByTokenHash(this.db, sha256Hex(refreshToken));
   }
 
   async globalSignOut(sub: string): Promise<void> {
@@ -190,7 +189,7 @@ export class LocalIdentityProvider implements IdentityProvider {
     const refreshToken = randomBytes(48).toString('base64url');
     const session = await repo.insertSession(this.db, {
       user_id: userId,
-      refresh_token_hash: sha256(refreshToken),
+      refresh_token_hash: sha256Hex(refreshToken),
       impersonated_by: opts.impersonatedBy ?? null,
       expires_at: new Date(Date.now() + REFRESH_TTL_SECONDS * 1000),
     });
