@@ -38,15 +38,20 @@ export class SmtpMailer implements Mailer {
 /** No SMTP_URL: the mail is only logged (and stays readable in mail_outbox). */
 export class LogMailer implements Mailer {
   readonly kind = 'log' as const;
-  constructor(private readonly log: Logger) {}
+  /** `withBody` false keeps links and codes (live credentials) out of production logs. */
+  constructor(
+    private readonly log: Logger,
+    private readonly withBody = true,
+  ) {}
 
   async send(mail: OutgoingMail): Promise<void> {
-    this.log.info({ mail: { to: mail.to, from: mail.from, subject: mail.subject, text: mail.text } }, 'mail (not sent: no SMTP_URL)');
+    const { to, from, subject, text } = mail;
+    this.log.info({ mail: this.withBody ? { to, from, subject, text } : { to, from, subject } }, 'mail (not sent: no SMTP_URL)');
   }
 
   close(): void {}
 }
 
-export function createMailer(config: Pick<Config, 'SMTP_URL'>, log: Logger): Mailer {
-  return config.SMTP_URL ? new SmtpMailer(config.SMTP_URL) : new LogMailer(log);
+export function createMailer(config: Pick<Config, 'SMTP_URL' | 'NODE_ENV'>, log: Logger): Mailer {
+  return config.SMTP_URL ? new SmtpMailer(config.SMTP_URL) : new LogMailer(log, config.NODE_ENV !== 'production');
 }
