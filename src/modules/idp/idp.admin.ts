@@ -32,7 +32,7 @@ export async function grantRole(db: Db, email: string | undefined, role: string 
   const r = roleOrFail(role);
   const u = await userOrFail(db, email);
   if (u.roles.includes(r)) return `${u.email} already has role ${r}`;
-  await db('users').where({ id: u.id }).update({ roles: db.raw('array_append(roles, ?)', [r]), updated_at: db.fn.now() });
+  await repo.addRole(db, u.id, r);
   return `${u.email} now has role ${r}`;
 }
 
@@ -40,7 +40,7 @@ export async function revokeRole(db: Db, email: string | undefined, role: string
   const r = roleOrFail(role);
   const u = await userOrFail(db, email);
   if (!u.roles.includes(r)) return `${u.email} does not have role ${r}`;
-  await db('users').where({ id: u.id }).update({ roles: db.raw('array_remove(roles, ?)', [r]), updated_at: db.fn.now() });
+  await repo.removeRole(db, u.id, r);
   return `${u.email} no longer has role ${r}`;
 }
 
@@ -48,7 +48,7 @@ export async function setUserStatus(db: Db, email: string | undefined, status: s
   if (!status || !(STATUSES as readonly string[]).includes(status)) throw new AdminError(`status must be one of ${STATUSES.join(', ')}`);
   const u = await userOrFail(db, email);
   // Every credential kind checks the status on each request, so this takes effect at once.
-  await db('users').where({ id: u.id }).update({ status, updated_at: db.fn.now() });
+  await repo.setStatus(db, u.id, status);
   return `${u.email} is now ${status}`;
 }
 

@@ -60,3 +60,15 @@ export async function hasLocalPassword(db: Q, userId: string): Promise<boolean> 
   const row = await db('idp_credentials').where({ user_id: userId }).whereNotNull('password_hash').first('user_id');
   return Boolean(row);
 }
+
+export async function addRole(db: Q, userId: string, role: string): Promise<void> {
+  await db('users').where({ id: userId }).update({ roles: db.raw('array_append(roles, ?)', [role]), updated_at: db.fn.now() });
+}
+
+export async function removeRole(db: Q, userId: string, role: string): Promise<void> {
+  await db('users').where({ id: userId }).update({ roles: db.raw('array_remove(roles, ?)', [role]), updated_at: db.fn.now() });
+}
+
+export async function setStatus(db: Q, userId: string, status: string): Promise<void> {
+  await db('users').where({ id: userId }).update({ status, updated_at: db.fn.now() });
+}
