@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { Db } from '../db/knex';
+import path from 'node:path';
 import { setFlag } from '../http/flags';
 import { identityCommands } from './identity-commands';
 
@@ -20,6 +21,14 @@ export const commands: Record<string, Command> = {
       if (value !== 'on' && value !== 'off') throw new CliError('set-flag: value must be on or off');
       await setFlag(db, key, value === 'on');
       return `${key} is now ${value}`;
+    },
+  },
+  'seed-demo': {
+    usage: '(loads the demo data set of seeds/; running it twice changes nothing)',
+    async run(db) {
+      const [files] = await db.seed.run({ directory: path.resolve(__dirname, '../../seeds'), loadExtensions: ['.ts', '.js'] });
+      const live = await db('fundraisers').where('slug', 'like', 'demo-%').count<{ n: number }[]>({ n: '*' });
+      return `demo data loaded (${files.length} seed file(s)); ${Number(live[0]?.n ?? 0)} demo campaigns`;
     },
   },
 };

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { closeDb, testDb } from '../helpers/app';
+import request from 'supertest';
+import { closeDb, createTestApp, testDb } from '../helpers/app';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -64,4 +65,21 @@ describe('operator CLI', () => {
     expect(none.code).not.toBe(0);
     expect(none.stderr).toMatch(/Usage/);
   }, 30_000);
+
+  test('when seed-demo runs twice then one line each, and the demo campaigns are listed, searchable and near their cities once', async () => {
+    const first = await admin('seed-demo');
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim().split('\n')).toHaveLength(1);
+    const second = await admin('seed-demo');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('12 demo campaigns');
+
+    const { app } = createTestApp();
+    const list = await request(app).get('/api/v1/fundraisers?q=shelter');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((c: { slug: string }) => c.slug)).toContain('demo-winter-food-for-the-austin-dog-shelter');
+    const near = await request(app).get('/api/v1/fundraisers?near=30.27,-97.74&radius_mi=10');
+    expect(near.body.data.filter((c: { slug: string }) => c.slug.startsWith('demo-'))).toHaveLength(2);
+  });
 });
+
