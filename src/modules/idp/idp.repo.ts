@@ -72,3 +72,19 @@ export async function removeRole(db: Q, userId: string, role: string): Promise<v
 export async function setStatus(db: Q, userId: string, status: string): Promise<void> {
   await db('users').where({ id: userId }).update({ status, updated_at: db.fn.now() });
 }
+
+/** Remembers whose external refresh token this is (hash only) until the refresh cookie lapses. */
+export async function rememberRefreshOwner(db: Q, tokenHash: string, userId: string, subject: string, ttlSeconds: number): Promise<void> {
+  await db('refresh_token_owners')
+    .insert({ token_hash: tokenHash, user_id: userId, subject, expires_at: db.raw(`now() + make_interval(secs => ?)`, [ttlSeconds]) })
+    .onConflict('token_hash')
+    .merge();
+}
+
+export async function findRefreshOwner(db: Q, tokenHash: string): Promise<{ user_id: string; subject: string } | undefined> {
+  return db('refresh_token_owners').where({ token_hash: tokenHash }).where('expires_at', '>', db.fn.now()).first('user_id', 'subject');
+}
+
+export async function forgetRefreshOwners(db: Q, userId: string): Promise<void> {
+  await db('refresh_token_owners').where({ user_id: userId }).del();
+}

@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors';
 import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../integrations/captcha/adaptive';
 import { issueCode, redeemCode } from '../../integrations/idp/codes';
 import { LocalIdentityProvider } from '../../integrations/idp/local/local-provider';
-import { IdpError, type TokenSet } from '../../integrations/idp/port';
+import { IdpError, REFRESH_TTL_SECONDS, type TokenSet } from '../../integrations/idp/port';
 import { normalizeEmail } from '../../infra/email';
 import { sha256Hex } from '../../infra/hash';
 import { queueMail, requestLocale, toLocale } from '../../integrations/mail/index';
@@ -112,6 +112,9 @@ async function completeSignIn(ctx: AppContext, res: Response, tokens: TokenSet):
     if (tokens.refreshToken) await ctx.idp.revokeRefreshToken(tokens.refreshToken).catch(() => undefined);
     throw accountDisabled(user.status);
   }
+  if (tokens.refreshToken && ctx.idp.kind !== 'local') {
+    await repo.rememberRefreshOwner(ctx.db, sha256Hex(tokens.refreshToken), user.id, String(claims.sub), REFRESH_TTL_SECONDS);
+  }
   setSessionCookies(res, ctx.config, tokens);
   return { message: 'Signed in', user: toSessionUser(user), expiresIn: tokens.expiresIn };
 }
@@ -212,6 +215,8 @@ async function renew(ctx: AppContext, req: Request, res: Response): Promise<{ ac
     const old = await verifyIdToken(ctx, c.id_token, { ignoreExpiration: true }).catch(() => null);
     username = typeof old?.['cognito:username'] === 'string' ? old['cognito:username'] : old?.sub;
   }
+  // The id_token cookie lapses after an hour; the refresh token's remembered owner does not.
+  if (!username && ctx.idp.kind !== 'local') username = (await repo.findRefreshOwner(ctx.db, sha256Hex(refreshToken)))?.subject;
   let tokens: TokenSet;
   try {
     tokens = await ctx.idp.refresh(refreshToken, username);
@@ -262,6 +267,7 @@ export async function globalSignOut(ctx: Pick<AppContext, 'db' | 'idp'>, userId:
   const u = await repo.findUserById(ctx.db, userId);
   if (!u) return;
   await repo.cutOffTokens(ctx.db, userId);
+  await repo.forgetRefreshOwners(ctx.db, userId);
   const sub = subjectOf(ctx, u);
   if (sub) await ctx.idp.globalSignOut(sub);
 }
@@ -287,8 +293,10 @@ export async function logout(ctx: AppContext, req: Request, res: Response) {
       }
     }
     // Without a readable ID token cookie, the local provider still knows whose refresh token it is.
-    if (!userId && c.refresh_token && ctx.idp instanceof LocalIdentityProvider) {
+    if (!userId && c.refresh_token && ctx.idp.kind === 'local' && ctx.idp instanceof LocalIdentityProvider) {
       userId = (await ctx.idp.ownerOfRefreshToken(c.refresh_token)) ?? null;
+    } else if (!userId && c.refresh_token) {
+      userId = (await repo.findRefreshOwner(ctx.db, sha256Hex(c.refresh_token)))?.user_id ?? null;
     }
     if (c.refresh_token) await ctx.idp.revokeRefreshToken(c.refresh_token);
     if (userId) await globalSignOut(ctx, userId);
