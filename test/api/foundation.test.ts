@@ -9,6 +9,7 @@ import { defineRoutes, idParams, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';
 import health from '../../src/modules/health/health.routes';
 import { createUser } from '../helpers/auth';
+import { createFundraiser } from '../helpers/fundraisers';
 import { closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
 
 afterAll(closeDb);
@@ -216,6 +217,20 @@ describe('platform numbers and stats', () => {
     expect(res.body.users_total).toBeGreaterThanOrEqual(before);
     expect(res.body.users_total).toBeLessThanOrEqual(after);
     expect(res.body.campaigns_live).toBeLessThanOrEqual(res.body.campaigns_total);
+  });
+
+  test('when campaigns hold money then /stats counts it from their totals, leaving out deleted and unpublished ones', async () => {
+    const { app } = createTestApp();
+    const before = (await request(app).get('/api/v1/stats')).body;
+    const owner = await createUser(testDb());
+    await createFundraiser(testDb(), owner.id, { status: 'active', raised_cents: 1500, donation_count: 3 });
+    await createFundraiser(testDb(), owner.id, { status: 'draft' });
+    await createFundraiser(testDb(), owner.id, { status: 'active', raised_cents: 999, donation_count: 1, deleted_at: new Date() });
+    const after = (await request(app).get('/api/v1/stats')).body;
+    expect(after.campaigns_live - before.campaigns_live).toBe(1);
+    expect(after.campaigns_total - before.campaigns_total).toBe(2);
+    expect(after.total_raised_cents - before.total_raised_cents).toBe(1500);
+    expect(after.donations_total - before.donations_total).toBe(3);
   });
 
   test('when GET /platform/numbers twice then the second answer is the cached one (same computed_at) for five minutes', async () => {

@@ -8,32 +8,25 @@ export interface PlatformCounts {
   donations_total: number;
 }
 
-/** Counts from the real tables. Donations come from the `donations` table once it exists. */
+/**
+ * Counts from the real tables. Money comes from the campaigns' totals counters, the same source
+ * every campaign read uses (fundraiserTotals), which the money ledger maintains.
+ */
 export async function platformCounts(db: Db): Promise<PlatformCounts> {
   const { rows } = await db.raw(`
     select
-      (select count(*) from fundraisers
-        where status = 'active' and visibility <> 'private' and deleted_at is null) as campaigns_live,
-      (select count(*) from fundraisers where deleted_at is null) as campaigns_total,
-      (select count(*) from users) as users_total,
-      to_regclass('public.donations') is not null as has_donations`);
+      count(*) filter (where status = 'active' and visibility <> 'private') as campaigns_live,
+      count(*) as campaigns_total,
+      coalesce(sum(raised_cents), 0) as total_raised_cents,
+      coalesce(sum(donation_count), 0) as donations_total,
+      (select count(*) from users) as users_total
+    from fundraisers where deleted_at is null`);
   const r = rows[0];
-  let total_raised_cents = 0;
-  let donations_total = 0;
-  if (r.has_donations) {
-    // The donations migration arrives with the payments work; until then these count 0.
-    // If its columns differ from amount_cents/status, the headline numbers still answer.
-    const d = await db
-      .raw(`select coalesce(sum(amount_cents), 0) as cents, count(*) as n from donations where status = 'paid'`)
-      .catch(() => null);
-    total_raised_cents = Number(d?.rows[0]?.cents ?? 0);
-    donations_total = Number(d?.rows[0]?.n ?? 0);
-  }
   return {
     campaigns_live: Number(r.campaigns_live),
     campaigns_total: Number(r.campaigns_total),
     users_total: Number(r.users_total),
-    total_raised_cents,
-    donations_total,
+    total_raised_cents: Number(r.total_raised_cents),
+    donations_total: Number(r.donations_total),
   };
 }
