@@ -41,6 +41,33 @@ describe('POST /fundraisers/:fundraiserId/comments', () => {
     expect(res.body.data.body).toBe('Hi  I <3 this & that');
   });
 
+  test('when the markup is entity-encoded (once, twice, numerically) then no tag survives decoding, in the answer, the list or the row', async () => {
+    const attacks: Array<[string, string]> = [
+      ['&lt;img src=x onerror=alert(1)&gt;ok', 'ok'],
+      ['&amp;lt;img src=x onerror=alert(1)&amp;gt;ok', 'ok'],
+      ['&#60;script&#62;alert(1)&#60;/script&#62;ok', 'ok'],
+      ['&lt;&lt;img src=x&gt;img src=y onerror=alert(1)&gt;ok', 'ok'],
+      ['Tom &amp; Jerry: 2 &lt; 3', 'Tom & Jerry: 2 < 3'],
+    ];
+    const g = await createFundraiser(db, owner.id);
+    for (const [body, expected] of attacks) {
+      const res = await comment(alice, g.id, { body });
+      expect({ body, status: res.status, served: res.body.data?.body }).toEqual({ body, status: 201, served: expected });
+      expect((await db('comments').where({ id: res.body.data.id }).first()).body).toBe(expected);
+    }
+    const list = await request(t.app).get(`/api/v1/fundraisers/${g.id}/comments?limit=100`);
+    for (const c of list.body.data as Array<{ body: string }>) expect(c.body).not.toMatch(/<[a-z/!?]|&(lt|gt|amp|#\d+);/i);
+  });
+
+  test('when the body is only encoded markup then 400 like an empty comment; absurdly nested encoding 400 too', async () => {
+    const empty = await comment(alice, f.id, { body: '&lt;img src=x onerror=alert(1)&gt;' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.details[0].path).toBe('body.body');
+    const deep = await comment(alice, f.id, { body: `&${'amp;'.repeat(20)}lt;b&gt;x` });
+    expect(deep.status).toBe(400);
+    expect(deep.body).toMatchObject({ error: 'Validation failed', details: [{ path: 'body.body', message: expect.any(String) }] });
+  });
+
   test('when replying then parent_id is set; a reply to a reply joins the top-level thread', async () => {
     const top = await comment(alice, f.id, { body: 'top' });
     const r1 = await comment(bob, f.id, { body: 'reply', parent_id: top.body.data.id });

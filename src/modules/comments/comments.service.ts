@@ -1,4 +1,3 @@
-import sanitizeHtml from 'sanitize-html';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
@@ -6,6 +5,7 @@ import { requireVerifiedEmail } from '../../http/verified-email';
 import { findById } from '../fundraisers/fundraisers.repo';
 import { readable } from '../fundraisers/fundraisers.service';
 import { canRead } from '../fundraisers/serialize';
+import { plainText } from '../fundraisers/story-html';
 import * as repo from './comments.repo';
 import type { CommentRow } from './comments.repo';
 
@@ -21,19 +21,6 @@ export function toComment(r: CommentRow) {
     author: { id: r.user_id, name: r.author_name, avatar: r.author_avatar, profile_slug: r.author_profile_slug },
     created_at: new Date(r.created_at).toISOString(),
   };
-}
-
-/** Comments are plain text: markup is dropped (script/style content included), text is kept as typed. */
-export function plainCommentText(input: string): string {
-  const stripped = sanitizeHtml(input, { allowedTags: [], allowedAttributes: {} });
-  return stripped
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&#x27;/g, "'")
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .trim();
 }
 
 export async function listComments(ctx: AppContext, actor: Actor | null, fundraiserId: string, limit: number, offset: number) {
@@ -64,7 +51,13 @@ export async function createComment(
   const f = await readable(ctx, actor, { id: fundraiserId });
   // readable lets an owner see a deleted campaign; nobody comments on one.
   if (f.deleted_at) throw notFound('Fundraiser');
-  const body = plainCommentText(input.body);
+  // Comments are plain text: markup is dropped (script/style content included), text kept as typed.
+  const body = plainText(input.body);
+  if (body === null) {
+    throw new ApiError(400, 'Validation failed', 'body.body: too many levels of HTML entity encoding', {
+      details: [{ path: 'body.body', message: 'too many levels of HTML entity encoding' }],
+    });
+  }
   const gif = input.gif_id ?? null;
   if (!body && !gif) {
     throw new ApiError(400, 'Validation failed', 'body.body: a comment needs text or a GIF', {
