@@ -92,6 +92,21 @@ describe('approve and reject', () => {
     }
   });
 
+  test('when staff approve or reject their own pending campaign then 403 SELF_REVIEW and it stays pending', async () => {
+    const own = await createFundraiser(db, staff.id, { status: 'pending' });
+    for (const path of ['approve', 'reject']) {
+      const res = await request(t.app).post(`/api/v1/admin/fundraisers/${own.id}/${path}`).set(await as(staff)).send({ reasons: ['x'] });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 403,
+        body: { error: 'Forbidden', message: expect.any(String), code: 'SELF_REVIEW' },
+      });
+    }
+    expect((await db('fundraisers').where({ id: own.id }).first()).status).toBe('pending');
+    // Another staff member (here an admin) may decide on it.
+    expect((await request(t.app).post(`/api/v1/admin/fundraisers/${own.id}/approve`).set(await as(admin))).status).toBe(200);
+  });
+
   test('when a non-staff user approves or rejects then 403 with required_permission and nothing changes', async () => {
     const f = await createFundraiser(db, owner.id, { status: 'pending' });
     for (const path of ['approve', 'reject']) {

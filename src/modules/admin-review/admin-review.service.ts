@@ -20,6 +20,10 @@ async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 
   const updated = await ctx.db.transaction(async (trx) => {
     const row = await repo.findByIdForUpdate(trx, id);
     if (!row || row.deleted_at) throw notFound('Fundraiser');
+    // Four eyes: staff never decide on their own campaign, whichever way.
+    if (row.owner_user_id === actor.userId) {
+      throw new ApiError(403, 'Forbidden', 'You cannot review your own campaign; another staff member must decide', { code: 'SELF_REVIEW' });
+    }
     if (row.status !== 'pending') {
       throw new ApiError(409, 'Conflict', `Only pending campaigns can be reviewed; this one is ${row.status}`, {
         code: 'INVALID_STATUS_TRANSITION',
