@@ -107,6 +107,24 @@ describe('credential resolver', () => {
     expect(res.body).toMatchObject({ error: 'Invalid token', code: 'TOKEN_INVALID' });
   });
 
+  test('when an ID token signed with the real key has no exp then 401 Invalid token TOKEN_INVALID, as a bearer and as a cookie', async () => {
+    const u = await createUser(t.ctx.db);
+    const real = await idp.issueTokensForUser(u.id);
+    const key = await idp.keys.current();
+    const { exp: _exp, ...claims } = jwt.decode(real.idToken) as jwt.JwtPayload;
+    const forever = jwt.sign(claims, key.privatePem, { algorithm: 'RS256', keyid: key.kid });
+    expect((jwt.decode(forever) as jwt.JwtPayload).exp).toBeUndefined();
+    const bearer = await request(app).get('/api/v1/probe').set('Authorization', `Bearer ${forever}`);
+    expect(bearer.status).toBe(401);
+    expect(bearer.body).toEqual({ error: 'Invalid token', message: expect.any(String), code: 'TOKEN_INVALID' });
+    const cookie = await request(app).get('/api/v1/probe').set('Cookie', `id_token=${forever}`);
+    expect(cookie.status).toBe(401);
+    expect(cookie.body.code).toBe('TOKEN_INVALID');
+    // The same claims with their exp back are accepted: only the missing expiry is refused.
+    const ok = await request(app).get('/api/v1/probe').set('Authorization', `Bearer ${real.idToken}`);
+    expect(ok.status).toBe(200);
+  });
+
   test('when the owner is suspended then both the bearer and the cookie session stop at once, and work again on reactivation', async () => {
     const u = await createUser(t.ctx.db);
     const bearer = await authHeaders(t, u);

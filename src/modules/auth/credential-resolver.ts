@@ -17,7 +17,7 @@ export const tokenUnverifiable = (message = 'The token could not be verified') =
 
 /**
  * Verifies an identity-provider ID token: RS256 only, against the configured provider's keys,
- * issuer and audience; `token_use` must be `id` (an access token is refused).
+ * issuer and audience; `exp` is required; `token_use` must be `id` (an access token is refused).
  */
 export async function verifyIdToken(
   ctx: AppContext,
@@ -38,6 +38,8 @@ export async function verifyIdToken(
     if (err instanceof jwt.NotBeforeError) throw tokenInvalid('The token is not valid yet');
     throw tokenUnverifiable();
   }
+  // jsonwebtoken accepts a token without exp as valid forever; every token we accept must lapse.
+  if (typeof claims.exp !== 'number') throw tokenInvalid('The token has no expiry');
   if (claims.token_use !== 'id') throw tokenInvalid('Send the ID token, not the access token');
   if (claims.aud !== v.audience) throw tokenInvalid('The token was issued to another client');
   return claims;

@@ -230,7 +230,8 @@ export class LocalIdentityProvider implements IdentityProvider {
     if (!pem) return null;
     try {
       const claims = jwt.verify(token, pem, { algorithms: ['RS256'], issuer: this.issuer, ignoreExpiration: opts.ignoreExpiration });
-      return typeof claims === 'string' ? null : claims;
+      // Everything this provider signs expires; a token without exp was not minted here as such.
+      return typeof claims === 'string' || typeof claims.exp !== 'number' ? null : claims;
     } catch {
       return null;
     }
