@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
 import { slugify, slugSuffix } from './slug';
+import { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
 
 type Q = Db | Knex.Transaction;
 
@@ -71,6 +72,76 @@ export async function findByIdForUpdate(trx: Knex.Transaction, id: string): Prom
 
 export async function findBySlug(db: Q, slug: string): Promise<FundraiserRow | undefined> {
   return db('fundraisers').where({ slug: slug.toLowerCase() }).first();
+}
+
+/**
+ * Every FundraiserRow column, named: `f.*` would also ship search_vector (a tsvector as large as
+ * the story) on every read. The check below fails to compile when FundraiserRow gains a column.
+ */
+const ROW_COLUMNS = [
+  'id', 'owner_user_id', 'org_id', 'title', 'slug', 'summary', 'story_html', 'goal_amount_cents', 'currency', 'status',
+  'visibility', 'type', 'is_project', 'category_id', 'tags', 'cover_image', 'cover_image_focal_x', 'cover_image_focal_y',
+  'images', 'video_url', 'location', 'location_lat', 'location_lng', 'location_label', 'beneficiary_name',
+  'beneficiary_contact', 'source_language', 'end_date', 'approved_at', 'goal_reached_at', 'cover_tint', 'raised_cents',
+  'donor_count', 'donation_count', 'shares_count', 'submitted_at', 'reviewed_at', 'reviewed_by',
+  'review_rejection_reasons', 'deleted_at', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof FundraiserRow>;
+const allColumnsListed: Exclude<keyof FundraiserRow, (typeof ROW_COLUMNS)[number]> extends never ? true : never = true;
+void allColumnsListed;
+
+/** What a detail read shows beyond the row, fetched with it (see readDetail). */
+export interface DetailExtras {
+  totals: FundraiserTotals;
+  /** The `lang` overlay when one is stored and differs from the source language; else null. */
+  translation: { title: string | null; summary: string | null; story_html: string | null } | null;
+  category_name: string | null;
+  profile: Pick<OwnerProfile, 'name' | 'avatar' | 'email_verified' | 'profile_slug'> | null;
+}
+
+/**
+ * A detail read in one round trip: the row, its totals, its category name (in `lang`, else the
+ * source language, else English, else the slug), the owner's public profile and, only when a
+ * `lang` is asked for, the stored translation. Visibility is the caller's to check.
+ */
+export async function readDetail(
+  db: Q,
+  by: { id: string } | { slug: string },
+  lang: Lang | undefined,
+): Promise<{ row: FundraiserRow; extras: DetailExtras } | undefined> {
+  const withTr = lang !== undefined;
+  const r = await db.raw(
+    `select ${ROW_COLUMNS.map((c) => `f.${c}`).join(', ')}, ${totalsColumns('f')},
+        coalesce(c.names->>coalesce(?::text, f.source_language), c.names->>'en', c.slug) as x_category_name,
+        u.id as x_owner_id, u.name as x_owner_name, u.avatar as x_owner_avatar,
+        u.email_verified as x_owner_email_verified, u.profile_slug as x_owner_profile_slug
+        ${withTr ? ', tr.title as x_tr_title, tr.summary as x_tr_summary, tr.story_html as x_tr_story_html, tr.lang as x_tr_lang' : ''}
+      from fundraisers f
+      left join categories c on c.id = f.category_id
+      left join users u on u.id = f.owner_user_id
+      ${withTr ? 'left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language' : ''}
+      where ${'id' in by ? 'f.id = ?' : 'f.slug = ?'}`,
+    [lang ?? null, ...(withTr ? [lang] : []), 'id' in by ? by.id : by.slug.toLowerCase()],
+  );
+  const x = r.rows[0] as Record<string, unknown> | undefined;
+  if (!x) return undefined;
+  const row = {} as Record<string, unknown>;
+  for (const c of ROW_COLUMNS) row[c] = x[c];
+  return {
+    row: row as unknown as FundraiserRow,
+    extras: {
+      totals: totalsFromRow(x),
+      translation: x.x_tr_lang ? { title: x.x_tr_title as string | null, summary: x.x_tr_summary as string | null, story_html: x.x_tr_story_html as string | null } : null,
+      category_name: (x.x_category_name as string | null) ?? null,
+      profile: x.x_owner_id
+        ? {
+            name: x.x_owner_name as string | null,
+            avatar: x.x_owner_avatar as string | null,
+            email_verified: Boolean(x.x_owner_email_verified),
+            profile_slug: x.x_owner_profile_slug as string | null,
+          }
+        : null,
+    },
+  };
 }
 
 export async function userProfile(db: Q, id: string): Promise<OwnerProfile | undefined> {

@@ -1,4 +1,9 @@
+import type { Request, Response } from 'express';
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
+import { notFound } from '../../http/errors';
 import * as repo from './fundraisers.repo';
 import {
   createBody,
@@ -14,8 +19,34 @@ import {
   updateBody,
 } from './fundraisers.schemas';
 import * as service from './fundraisers.service';
-import { buildDetail, percentageFunded } from './serialize';
+import type { Lang } from './fundraisers.schemas';
+import { buildDetail, canRead, isPubliclyReadable, percentageFunded } from './serialize';
 import { totalsOf } from './totals';
+
+/**
+ * The hot detail reads: row, totals, category, owner profile (and translation) in one query.
+ * A guest's read of a public live campaign is the same for everyone: cacheable 30 s by shared
+ * caches. Owner and signed-in views are private.
+ */
+async function detailRead(
+  req: Request,
+  res: Response,
+  ctx: AppContext,
+  actor: Actor | null,
+  by: { id: string } | { slug: string },
+  lang: Lang | undefined,
+  slugRead: boolean,
+): Promise<void> {
+  const hit = await repo.readDetail(ctx.db, by, lang);
+  if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
+  const data = await buildDetail(ctx, hit.row, { actor, lang, slugRead }, hit.extras);
+  const shared = !actor && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
+  sendCacheable(req, res, { data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
+}
+
+const CACHE_DOC =
+  'Caching: a guest read of a public campaign answers `Cache-Control: public, max-age=30` (cards and counts may be 30 s stale); ' +
+  'owner and signed-in reads answer `private, no-store`. Every answer carries an `ETag`; `If-None-Match` with it answers 304.';
 
 const CREATE_DOC = `Status rules: \`draft\` saves a draft (publish gate skipped; an unverified caller may hold at most 5 drafts,
 403 UNVERIFIED_DRAFT_LIMIT beyond). Status omitted runs the publish gate (transition table): pass -> draft, flag ->
@@ -60,34 +91,28 @@ export default defineRoutes(
       path: '/slug/:slug',
       summary: 'Fundraiser by slug, with the slug-only fields',
       description:
-        'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner.',
+        'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner. ' + CACHE_DOC,
       auth: 'optional',
       limiters: ['public'],
       params: slugParams,
       query: detailQuery,
       response: fundraiserEnvelope,
       errors: [404],
-      handler: async ({ ctx, actor, params, query }) => {
-        const row = await service.readable(ctx, actor, { slug: params.slug });
-        return { data: await buildDetail(ctx, row, { actor, lang: query.lang, slugRead: true }) };
-      },
+      handler: ({ req, res, ctx, actor, params, query }) => detailRead(req, res, ctx, actor, { slug: params.slug }, query.lang, true),
     }),
     route({
       method: 'get',
       path: '/:id',
       summary: 'Fundraiser by id',
       description:
-        'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation.',
+        'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation. ' + CACHE_DOC,
       auth: 'optional',
       limiters: ['public'],
       params: idParams,
       query: detailQuery,
       response: fundraiserEnvelope,
       errors: [404],
-      handler: async ({ ctx, actor, params, query }) => {
-        const row = await service.readable(ctx, actor, { id: params.id });
-        return { data: await buildDetail(ctx, row, { actor, lang: query.lang, slugRead: false }) };
-      },
+      handler: ({ req, res, ctx, actor, params, query }) => detailRead(req, res, ctx, actor, { id: params.id }, query.lang, false),
     }),
     route({
       method: 'patch',

@@ -81,27 +81,29 @@ export interface DetailOptions {
 }
 
 /** The detail read of the spec's table, for a row the caller may read. */
-export async function buildDetail(ctx: AppContext, row: FundraiserRow, opts: DetailOptions): Promise<Record<string, unknown>> {
+export async function buildDetail(
+  ctx: AppContext,
+  row: FundraiserRow,
+  opts: DetailOptions,
+  /** Prefetched by repo.readDetail (the hot reads: one round trip); fetched here when absent. */
+  prefetched?: repo.DetailExtras,
+): Promise<Record<string, unknown>> {
   const owner = opts.includePrivate ?? isOwner(row, opts.actor);
-  const totals = await totalsOf(ctx.db, row.id);
+  const lang = opts.lang ?? langOr(row.source_language);
+  const extras: repo.DetailExtras = prefetched ?? (await fetchExtras(ctx, row, opts, lang));
+  const { totals } = extras;
   const out: Record<string, unknown> = { ...baseDetail(row), donations_last_24h: totals.donations_last_24h };
-  if (opts.lang && opts.lang !== row.source_language) {
-    const t = await repo.translation(ctx.db, row.id, opts.lang);
-    if (t) {
-      if (t.title) out.title = t.title;
-      if (t.summary) out.summary = t.summary;
-      // Translations come from other writers (machine translation); sanitise again on the way out.
-      if (t.story_html) out.story_html = sanitizeStory(t.story_html);
-    }
+  const t = extras.translation;
+  if (t && opts.lang && opts.lang !== row.source_language) {
+    if (t.title) out.title = t.title;
+    if (t.summary) out.summary = t.summary;
+    // Translations come from other writers (machine translation); sanitise again on the way out.
+    if (t.story_html) out.story_html = sanitizeStory(t.story_html);
   }
   if (opts.slugRead) {
-    const lang = opts.lang ?? langOr(row.source_language);
-    const [category_name, profile] = await Promise.all([
-      repo.categoryName(ctx.db, row.category_id, lang),
-      repo.userProfile(ctx.db, row.owner_user_id),
-    ]);
+    const profile = extras.profile;
     out.total_raised_cents = totals.total_raised_cents;
-    out.category_name = category_name;
+    out.category_name = extras.category_name;
     out.profiles = profile
       ? { name: profile.name, avatar: profile.avatar, email_verified: profile.email_verified, profile_slug: profile.profile_slug }
       : null;
@@ -115,4 +117,16 @@ export async function buildDetail(ctx: AppContext, row: FundraiserRow, opts: Det
     out.trustStatus = await trustStatusFor(ctx, row);
   }
   return out;
+}
+
+/** The extras for a row not read through repo.readDetail (create and update answers). */
+async function fetchExtras(ctx: AppContext, row: FundraiserRow, opts: DetailOptions, lang: Lang): Promise<repo.DetailExtras> {
+  const wantsTr = !!opts.lang && opts.lang !== row.source_language;
+  const [totals, translation, category_name, profile] = await Promise.all([
+    totalsOf(ctx.db, row.id),
+    wantsTr ? repo.translation(ctx.db, row.id, opts.lang!) : undefined,
+    opts.slugRead ? repo.categoryName(ctx.db, row.category_id, lang) : null,
+    opts.slugRead ? repo.userProfile(ctx.db, row.owner_user_id) : undefined,
+  ]);
+  return { totals, translation: translation ?? null, category_name, profile: profile ?? null };
 }

@@ -16,27 +16,55 @@ export const ZERO_TOTALS: FundraiserTotals = Object.freeze({
   donations_last_24h: 0,
 });
 
+/** Column aliases of totalsColumns(); prefixed so they never clash with `fundraisers.*`. */
+const T = {
+  total_raised_cents: 't_total_raised_cents',
+  total_tips_cents: 't_total_tips_cents',
+  donor_count: 't_donor_count',
+  donation_count: 't_donation_count',
+  donations_last_24h: 't_donations_last_24h',
+} as const satisfies Record<keyof FundraiserTotals, string>;
+
 /**
- * The single read of campaign money totals. Every read (detail, stats, review queue) goes
- * through here so that the money work can back it with the ledger in one place. Until donations
- * exist it reads the counters stored on fundraisers (all zero); tips and the 24-hour count are 0.
- * Unknown ids are absent from the map; callers default to ZERO_TOTALS.
+ * The one SQL definition of campaign money totals, as select-list expressions over the
+ * fundraisers row aliased `alias`. Hot reads embed it in their single query; fundraiserTotals()
+ * uses it too, so backing the totals with ledger-maintained counters is a change here only.
+ * Until donations exist: the counters stored on fundraisers (all zero); tips and the 24-hour count 0.
+ */
+export function totalsColumns(alias: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`bad SQL alias ${alias}`);
+  const a = alias;
+  return [
+    `${a}.raised_cents::bigint as ${T.total_raised_cents}`,
+    `0::bigint as ${T.total_tips_cents}`,
+    `${a}.donor_count::int as ${T.donor_count}`,
+    `${a}.donation_count::int as ${T.donation_count}`,
+    `0::int as ${T.donations_last_24h}`,
+  ].join(', ');
+}
+
+/** Reads the totalsColumns() of a result row. */
+export function totalsFromRow(row: Record<string, unknown>): FundraiserTotals {
+  return {
+    total_raised_cents: Number(row[T.total_raised_cents] ?? 0),
+    total_tips_cents: Number(row[T.total_tips_cents] ?? 0),
+    donor_count: Number(row[T.donor_count] ?? 0),
+    donation_count: Number(row[T.donation_count] ?? 0),
+    donations_last_24h: Number(row[T.donations_last_24h] ?? 0),
+  };
+}
+
+/**
+ * Totals of many campaigns (stats, review queue, services). Every read goes through
+ * totalsColumns(). Unknown ids are absent from the map; callers default to ZERO_TOTALS.
  */
 export async function fundraiserTotals(db: Db, ids: string[]): Promise<Map<string, FundraiserTotals>> {
   const out = new Map<string, FundraiserTotals>();
   if (ids.length === 0) return out;
-  const rows = await db('fundraisers')
-    .whereIn('id', [...new Set(ids)])
-    .select('id', 'raised_cents', 'donor_count', 'donation_count');
-  for (const r of rows) {
-    out.set(r.id, {
-      total_raised_cents: Number(r.raised_cents),
-      total_tips_cents: 0,
-      donor_count: Number(r.donor_count),
-      donation_count: Number(r.donation_count),
-      donations_last_24h: 0,
-    });
-  }
+  const r = await db.raw(`select f.id, ${totalsColumns('f')} from fundraisers f where f.id = any(?::uuid[])`, [
+    `{${[...new Set(ids)].join(',')}}`,
+  ]);
+  for (const row of r.rows as Array<Record<string, unknown>>) out.set(String(row.id), totalsFromRow(row));
   return out;
 }
 
