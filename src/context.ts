@@ -11,6 +11,7 @@ import { createIdentityProvider, type IdentityProvider } from './integrations/id
 import { createCredentialResolver } from './modules/auth/credential-resolver';
 import { createReviewer, type ContentReviewer } from './integrations/review';
 import { createMailer, type Mailer } from './integrations/mail/mailer';
+import { createPaymentProcessor, type PaymentProcessor } from './integrations/payments';
 
 /**
  * Everything a handler, service or job may use. Built once per process (or per test app).
@@ -32,6 +33,8 @@ export interface AppContext {
   review: ContentReviewer;
   /** Outgoing mail: SMTP when SMTP_URL is set, else logged (mail_outbox keeps every mail). */
   mailer: Mailer;
+  /** Payment processor: Stripe when STRIPE_SECRET_KEY is set, else the built-in sandbox. */
+  payments: PaymentProcessor;
 }
 
 export function createContext(deps: { config: Config; db: Db; log: Logger; redis?: Redis | null }): AppContext {
@@ -48,6 +51,7 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     idp: createIdentityProvider(deps.config, deps.db),
     review: createReviewer(deps.config, deps.db, deps.log),
     mailer: createMailer(deps.config, deps.log),
+    payments: createPaymentProcessor(deps.config, deps.db),
   };
   // The real resolver reads ctx.idp per request, so a provider swapped in by a test takes effect.
   ctx.credentials = createCredentialResolver(ctx);

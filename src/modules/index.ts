@@ -15,6 +15,7 @@ import discovery from './discovery/discovery.routes';
 import fundraisers from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
 import adminReview from './admin-review/admin-review.routes';
+import webhooks from './webhooks/webhooks.routes';
 
 /** Every module's route table. Add a module here and it is mounted and documented. */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks];

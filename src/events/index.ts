@@ -1,0 +1,70 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../context';
+import { enqueue } from '../jobs/queue';
+import type { EventMap, EventType } from './types';
+
+export type { EventMap, EventType } from './types';
+
+/**
+ * Side effects are events, not calls. `emit(trx, type, payload)` writes the event in the
+ * transaction of the change that causes it (a rollback emits nothing, a crash loses nothing);
+ * a dispatch job then fans it out to one job per subscriber, and each subscriber's job runs in
+ * a transaction that also marks it done, so each subscriber reacts exactly once.
+ */
+export const DISPATCH_QUEUE = 'events.dispatch';
+const SUBSCRIBER_QUEUE_PREFIX = 'event:';
+
+export interface EventMeta {
+  eventId: string;
+  type: EventType;
+  createdAt: Date;
+}
+
+export type SubscriberHandler<T extends EventType> = (
+  ctx: AppContext,
+  payload: EventMap[T],
+  trx: Knex.Transaction,
+  meta: EventMeta,
+) => Promise<void>;
+
+export interface Subscriber {
+  /** Unique and stable: it names the subscriber's queue, so renaming it strands queued work. */
+  name: string;
+  type: EventType;
+  handle: SubscriberHandler<any>;
+}
+
+/** One subscriber: a module reacts to an event type (declared in the module's `*.events.ts`). */
+export function on<T extends EventType>(type: T, name: string, handle: SubscriberHandler<T>): Subscriber {
+  return { name, type, handle };
+}
+
+export async function emit<T extends EventType>(trx: Knex.Transaction, type: T, payload: EventMap[T]): Promise<string> {
+  const [row] = await trx('events').insert({ type, payload: JSON.stringify(payload) }).returning('id');
+  await enqueue(trx, DISPATCH_QUEUE, { event_id: row.id });
+  return row.id as string;
+}
+
+/** Registers the dispatcher and every subscriber's queue on the context's worker. */
+export function registerSubscribers(ctx: AppContext, subscribers: Subscriber[]): void {
+  const names = new Set<string>();
+  for (const s of subscribers) {
+    if (names.has(s.name)) throw new Error(`duplicate event subscriber name: ${s.name}`);
+    names.add(s.name);
+  }
+  ctx.jobs.registerAtomic(DISPATCH_QUEUE, async (payload, _job, trx) => {
+    const event = await trx('events').where({ id: String(payload.event_id) }).first('id', 'type');
+    if (!event) return;
+    for (const s of subscribers) {
+      if (s.type !== event.type) continue;
+      await enqueue(trx, SUBSCRIBER_QUEUE_PREFIX + s.name, { event_id: event.id }, { maxAttempts: 10 });
+    }
+  });
+  for (const s of subscribers) {
+    ctx.jobs.registerAtomic(SUBSCRIBER_QUEUE_PREFIX + s.name, async (payload, _job, trx) => {
+      const event = await trx('events').where({ id: String(payload.event_id) }).first();
+      if (!event) return;
+      await s.handle(ctx, event.payload, trx, { eventId: event.id, type: event.type, createdAt: event.created_at });
+    });
+  }
+}

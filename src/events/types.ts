@@ -1,0 +1,37 @@
+/**
+ * Every event the service emits, with its payload. A module that emits a new event adds it here;
+ * subscribers in other modules then get a typed payload. Payloads carry ids and the facts a
+ * subscriber needs at the time of the change (amounts, names), never secrets.
+ */
+export interface EventMap {
+  /** A gift settled (pending -> paid). */
+  'donation.paid': {
+    donation_id: string;
+    fundraiser_id: string;
+    /** The campaign's holder (the owner, or the organization's owner for org campaigns). */
+    holder_user_id: string;
+    donor_user_id: string | null;
+    donor_email: string | null;
+    donor_name: string | null;
+    anonymous: boolean;
+    amount_cents: number;
+    tip_cents: number;
+    currency: string;
+    receipt_id: string;
+  };
+  /** A gift was refunded, fully or in part. */
+  'donation.refunded': {
+    donation_id: string;
+    fundraiser_id: string;
+    refunded_cents: number;
+    fully: boolean;
+  };
+  /** A campaign's paid total reached its goal for the first time. */
+  'fundraiser.goal_reached': { fundraiser_id: string; holder_user_id: string };
+  /** A platform tip settled (first payment, or a monthly renewal). */
+  'tip.paid': { tip_id: string; amount_cents: number; cadence: 'one_time' | 'recurring'; email: string | null; user_id: string | null };
+  /** A payout from a connected account reached the holder's bank. */
+  'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
+}
+
+export type EventType = keyof EventMap;

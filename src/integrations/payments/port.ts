@@ -1,0 +1,97 @@
+/**
+ * The payment processor as the service uses it: Stripe (STRIPE_SECRET_KEY set; STRIPE_API_URL
+ * may point at a Stripe-compatible server) or the built-in sandbox. Amounts are integer cents,
+ * currencies lower-case ISO codes. Every call that creates something takes an idempotency key.
+ * Processor objects carry `metadata` linking them to rows: { kind, donation_id | tip_id | join_id }.
+ */
+export type ProcessorMetadata = Record<string, string>;
+
+export interface CreatePaymentIntentInput {
+  amount_cents: number;
+  currency: string;
+  metadata: ProcessorMetadata;
+  description?: string;
+  receipt_email?: string | null;
+  idempotencyKey: string;
+}
+
+export interface PaymentIntentResult {
+  id: string;
+  client_secret: string;
+}
+
+export interface CheckoutLineItem {
+  name: string;
+  amount_cents: number;
+  quantity?: number;
+}
+
+export interface CreateCheckoutInput {
+  mode: 'payment' | 'subscription' | 'setup';
+  currency: string;
+  line_items: CheckoutLineItem[];
+  /** Subscription mode: the billing interval of every line item. */
+  interval?: 'month' | 'year';
+  metadata: ProcessorMetadata;
+  success_url: string;
+  cancel_url: string;
+  customer_email?: string | null;
+  idempotencyKey: string;
+}
+
+export interface CheckoutSessionResult {
+  id: string;
+  url: string;
+}
+
+export interface ConnectedAccount {
+  id: string;
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  details_submitted: boolean;
+}
+
+export interface ProcessorPayout {
+  id: string;
+  amount_cents: number;
+  currency: string;
+  status: 'pending' | 'in_transit' | 'paid' | 'failed' | 'canceled';
+  arrival_date: string | null;
+}
+
+export interface PaymentProcessor {
+  readonly name: 'stripe' | 'sandbox';
+  createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult>;
+  createCheckoutSession(input: CreateCheckoutInput): Promise<CheckoutSessionResult>;
+  /** The processor's fee on the charge behind a PaymentIntent, in cents (0 when unknown yet). */
+  feeForPaymentIntent(paymentIntentId: string): Promise<number>;
+  createConnectedAccount(input: { email?: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ConnectedAccount>;
+  retrieveConnectedAccount(accountId: string): Promise<ConnectedAccount>;
+  /** A link to the processor's hosted onboarding for an account. */
+  createOnboardingLink(accountId: string, urls: { refresh_url: string; return_url: string }): Promise<string>;
+  /** A link to the processor's dashboard for an account (Express login link). */
+  createDashboardLink(accountId: string): Promise<string>;
+  createTransfer(input: {
+    amount_cents: number;
+    currency: string;
+    destination: string;
+    metadata: ProcessorMetadata;
+    idempotencyKey: string;
+  }): Promise<{ id: string }>;
+  /** Recent payouts of a connected account (for the payout refresh repair). */
+  listPayouts(accountId: string, limit?: number): Promise<ProcessorPayout[]>;
+  /** Verifies a webhook delivery's signature and parses it; throws on a bad or missing signature. */
+  parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<ProcessorEvent>;
+  /** The secret webhook deliveries are signed with (STRIPE_WEBHOOK_SECRET, or the sandbox's generated one). */
+  webhookSecret(): Promise<string>;
+}
+
+/** A verified processor event (Stripe's event shape; the sandbox sends the same shape). */
+export interface ProcessorEvent {
+  id: string;
+  type: string;
+  created: number;
+  /** Set when the event concerns a connected account. */
+  account?: string;
+  data: { object: Record<string, any> };
+}

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
+import type { Config } from '../../config';
+import type { Db } from '../../db/knex';
+import type {
+  CheckoutSessionResult,
+  ConnectedAccount,
+  CreateCheckoutInput,
+  CreatePaymentIntentInput,
+  PaymentIntentResult,
+  PaymentProcessor,
+  ProcessorEvent,
+  ProcessorPayout,
+} from './port';
+import { sandboxFee } from './sandbox-fees';
+import { createObject, getObject, listObjects } from './sandbox.repo';
+import { sandboxWebhookSecret } from './webhook-secret';
+
+const rid = (prefix: string) => `${prefix}_sb_${randomBytes(12).toString('hex')}`;
+
+/**
+ * The built-in processor used when STRIPE_SECRET_KEY is unset. It keeps its objects in the
+ * database and, from its pages under /sandbox (see the sandbox module), delivers events signed
+ * exactly as Stripe signs them to the service's own webhook route over HTTP.
+ */
+export class SandboxProcessor implements PaymentProcessor {
+  readonly name = 'sandbox' as const;
+  // Only the webhook helpers are used; no request ever leaves the process.
+  private readonly stripe = new Stripe('sk_test_sandbox_offline');
+  private secret: Promise<string> | null = null;
+
+  constructor(private readonly db: Db, private readonly config: Config) {}
+
+  webhookSecret(): Promise<string> {
+    if (this.config.STRIPE_WEBHOOK_SECRET) return Promise.resolve(this.config.STRIPE_WEBHOOK_SECRET);
+    this.secret ??= sandboxWebhookSecret(this.db).catch((err) => {
+      this.secret = null;
+      throw err;
+    });
+    return this.secret;
+  }
+
+  async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<ProcessorEvent> {
+    return this.stripe.webhooks.constructEvent(rawBody, signature ?? '', await this.webhookSecret()) as unknown as ProcessorEvent;
+  }
+
+  async createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult> {
+    const id = rid('pi');
+    const obj = await createObject(
+      this.db,
+      'payment_intent',
+      id,
+      {
+        id,
+        object: 'payment_intent',
+        amount: input.amount_cents,
+        currency: input.currency.toLowerCase(),
+        status: 'requires_payment_method',
+        metadata: input.metadata,
+        description: input.description ?? null,
+        receipt_email: input.receipt_email ?? null,
+        client_secret: `${id}_secret_${randomBytes(12).toString('hex')}`,
+        latest_charge: null,
+      },
+      input.idempotencyKey,
+    );
+    return { id: obj.data.id, client_secret: obj.data.client_secret };
+  }
+
+  async createCheckoutSession(input: CreateCheckoutInput): Promise<CheckoutSessionResult> {
+    const id = rid('cs');
+    const amount = input.line_items.reduce((s, li) => s + li.amount_cents * (li.quantity ?? 1), 0);
+    const obj = await createObject(
+      this.db,
+      'checkout_session',
+      id,
+      {
+        id,
+        object: 'checkout.session',
+        mode: input.mode,
+        amount_total: amount,
+        currency: input.currency.toLowerCase(),
+        line_items: input.line_items,
+        interval: input.interval ?? null,
+        metadata: input.metadata,
+        success_url: input.success_url,
+        cancel_url: input.cancel_url,
+        customer_email: input.customer_email ?? null,
+        status: 'open',
+        payment_status: 'unpaid',
+        payment_intent: null,
+        subscription: null,
+        url: `${this.config.PUBLIC_URL}/sandbox/checkout/${id}`,
+      },
+      input.idempotencyKey,
+    );
+    return { id: obj.data.id, url: obj.data.url };
+  }
+
+  async feeForPaymentIntent(paymentIntentId: string): Promise<number> {
+    const pi = await getObject(this.db, paymentIntentId, 'payment_intent');
+    return pi && pi.data.status === 'succeeded' ? sandboxFee(Number(pi.data.amount)) : 0;
+  }
+
+  async createConnectedAccount(input: { email?: string | null; metadata: Record<string, string>; idempotencyKey: string }): Promise<ConnectedAccount> {
+    const id = `acct_sb_${randomBytes(8).toString('hex')}`;
+    const obj = await createObject(
+      this.db,
+      'account',
+      id,
+      { id, object: 'account', email: input.email ?? null, metadata: input.metadata, charges_enabled: false, payouts_enabled: false, details_submitted: false },
+      input.idempotencyKey,
+    );
+    return pickAccount(obj.data);
+  }
+
+  async retrieveConnectedAccount(accountId: string): Promise<ConnectedAccount> {
+    const obj = await getObject(this.db, accountId, 'account');
+    if (!obj) throw new Error(`No such account: ${accountId}`);
+    return pickAccount(obj.data);
+  }
+
+  async createOnboardingLink(accountId: string): Promise<string> {
+    return `${this.config.PUBLIC_URL}/sandbox/connect/${encodeURIComponent(accountId)}`;
+  }
+
+  async createDashboardLink(accountId: string): Promise<string> {
+    return `${this.config.PUBLIC_URL}/sandbox/connect/${encodeURIComponent(accountId)}`;
+  }
+
+  async createTransfer(input: { amount_cents: number; currency: string; destination: string; metadata: Record<string, string>; idempotencyKey: string }) {
+    const id = rid('tr');
+    const obj = await createObject(
+      this.db,
+      'transfer',
+      id,
+      { id, object: 'transfer', amount: input.amount_cents, currency: input.currency.toLowerCase(), destination: input.destination, metadata: input.metadata },
+      input.idempotencyKey,
+    );
+    return { id: obj.id };
+  }
+
+  async listPayouts(accountId: string, limit = 100): Promise<ProcessorPayout[]> {
+    const rows = await listObjects(this.db, 'payout', { account: accountId }, limit);
+    return rows.map((r) => ({
+      id: r.id,
+      amount_cents: Number(r.data.amount),
+      currency: r.data.currency,
+      status: r.data.status,
+      arrival_date: r.data.arrival_date ?? null,
+    }));
+  }
+}
+
+function pickAccount(d: Record<string, any>): ConnectedAccount {
+  return { id: d.id, charges_enabled: !!d.charges_enabled, payouts_enabled: !!d.payouts_enabled, details_submitted: !!d.details_submitted };
+}

@@ -1,0 +1,139 @@
+import Stripe from 'stripe';
+import type { Config } from '../../config';
+import type { Db } from '../../db/knex';
+import type {
+  CheckoutSessionResult,
+  ConnectedAccount,
+  CreateCheckoutInput,
+  CreatePaymentIntentInput,
+  PaymentIntentResult,
+  PaymentProcessor,
+  ProcessorEvent,
+  ProcessorPayout,
+} from './port';
+import { sandboxWebhookSecret } from './webhook-secret';
+
+/** STRIPE_API_URL (e.g. http://127.0.0.1:12111 for stripe-mock) as the SDK's host options. */
+function hostOptions(apiUrl: string | undefined): Stripe.StripeConfig {
+  if (!apiUrl) return {};
+  const u = new URL(apiUrl);
+  return {
+    host: u.hostname,
+    port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
+    protocol: u.protocol.replace(':', '') as 'http' | 'https',
+  };
+}
+
+/** The real processor, through the official SDK. */
+export class StripeProcessor implements PaymentProcessor {
+  readonly name = 'stripe' as const;
+  private readonly stripe: Stripe;
+
+  constructor(private readonly config: Config, private readonly db: Db) {
+    this.stripe = new Stripe(config.STRIPE_SECRET_KEY!, { maxNetworkRetries: 2, ...hostOptions(config.STRIPE_API_URL) });
+  }
+
+  webhookSecret(): Promise<string> {
+    // Without a configured secret (a Stripe-compatible test server) the generated one is used.
+    return this.config.STRIPE_WEBHOOK_SECRET ? Promise.resolve(this.config.STRIPE_WEBHOOK_SECRET) : sandboxWebhookSecret(this.db);
+  }
+
+  async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<ProcessorEvent> {
+    return this.stripe.webhooks.constructEvent(rawBody, signature ?? '', await this.webhookSecret()) as unknown as ProcessorEvent;
+  }
+
+  async createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult> {
+    const pi = await this.stripe.paymentIntents.create(
+      {
+        amount: input.amount_cents,
+        currency: input.currency.toLowerCase(),
+        metadata: input.metadata,
+        description: input.description,
+        receipt_email: input.receipt_email ?? undefined,
+        automatic_payment_methods: { enabled: true },
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: pi.id, client_secret: pi.client_secret ?? '' };
+  }
+
+  async createCheckoutSession(input: CreateCheckoutInput): Promise<CheckoutSessionResult> {
+    const session = await this.stripe.checkout.sessions.create(
+      {
+        mode: input.mode,
+        success_url: input.success_url,
+        cancel_url: input.cancel_url,
+        customer_email: input.customer_email ?? undefined,
+        metadata: input.metadata,
+        ...(input.mode === 'payment' ? { payment_intent_data: { metadata: input.metadata } } : {}),
+        ...(input.mode === 'subscription' ? { subscription_data: { metadata: input.metadata } } : {}),
+        ...(input.mode === 'setup' ? { currency: input.currency.toLowerCase() } : {}),
+        line_items:
+          input.mode === 'setup'
+            ? undefined
+            : input.line_items.map((li) => ({
+                quantity: li.quantity ?? 1,
+                price_data: {
+                  currency: input.currency.toLowerCase(),
+                  unit_amount: li.amount_cents,
+                  product_data: { name: li.name },
+                  ...(input.mode === 'subscription' ? { recurring: { interval: input.interval ?? 'month' } } : {}),
+                },
+              })),
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: session.id, url: session.url ?? '' };
+  }
+
+  async feeForPaymentIntent(paymentIntentId: string): Promise<number> {
+    const pi = await this.stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge.balance_transaction'] });
+    const charge = pi.latest_charge as Stripe.Charge | null;
+    const bt = charge && typeof charge === 'object' ? (charge.balance_transaction as Stripe.BalanceTransaction | null) : null;
+    return bt && typeof bt === 'object' ? bt.fee : 0;
+  }
+
+  async createConnectedAccount(input: { email?: string | null; metadata: Record<string, string>; idempotencyKey: string }): Promise<ConnectedAccount> {
+    const acct = await this.stripe.accounts.create(
+      { type: 'express', email: input.email ?? undefined, metadata: input.metadata },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return pick(acct);
+  }
+
+  async retrieveConnectedAccount(accountId: string): Promise<ConnectedAccount> {
+    return pick(await this.stripe.accounts.retrieve(accountId));
+  }
+
+  async createOnboardingLink(accountId: string, urls: { refresh_url: string; return_url: string }): Promise<string> {
+    const link = await this.stripe.accountLinks.create({ account: accountId, type: 'account_onboarding', ...urls });
+    return link.url;
+  }
+
+  async createDashboardLink(accountId: string): Promise<string> {
+    return (await this.stripe.accounts.createLoginLink(accountId)).url;
+  }
+
+  async createTransfer(input: { amount_cents: number; currency: string; destination: string; metadata: Record<string, string>; idempotencyKey: string }) {
+    const tr = await this.stripe.transfers.create(
+      { amount: input.amount_cents, currency: input.currency.toLowerCase(), destination: input.destination, metadata: input.metadata },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: tr.id };
+  }
+
+  async listPayouts(accountId: string, limit = 100): Promise<ProcessorPayout[]> {
+    const page = await this.stripe.payouts.list({ limit: Math.min(100, limit) }, { stripeAccount: accountId });
+    return page.data.map((p) => ({
+      id: p.id,
+      amount_cents: p.amount,
+      currency: p.currency,
+      status: p.status as ProcessorPayout['status'],
+      arrival_date: p.arrival_date ? new Date(p.arrival_date * 1000).toISOString().slice(0, 10) : null,
+    }));
+  }
+}
+
+function pick(a: Stripe.Account): ConnectedAccount {
+  return { id: a.id, charges_enabled: !!a.charges_enabled, payouts_enabled: !!a.payouts_enabled, details_submitted: !!a.details_submitted };
+}

@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+import type { LedgerKind } from './accounts';
+
+type Q = Db | Knex.Transaction;
+
+export interface LedgerEntry {
+  account: string;
+  amount_cents: number;
+  currency: string;
+  kind: LedgerKind;
+  fundraiser_id?: string | null;
+  donation_id?: string | null;
+  tip_id?: string | null;
+  processor_account_id?: string | null;
+}
+
+export async function insertGroup(trx: Knex.Transaction, groupId: string, entries: LedgerEntry[], sourceEventId: string | null) {
+  await trx('ledger_entries').insert(
+    entries.map((e) => ({
+      group_id: groupId,
+      account: e.account,
+      amount_cents: e.amount_cents,
+      currency: e.currency.toLowerCase(),
+      kind: e.kind,
+      source_event_id: sourceEventId,
+      fundraiser_id: e.fundraiser_id ?? null,
+      donation_id: e.donation_id ?? null,
+      tip_id: e.tip_id ?? null,
+      processor_account_id: e.processor_account_id ?? null,
+    })),
+  );
+}
+
+/** Balance of one account (signed: positive = debit). */
+export async function balance(db: Q, account: string, kinds?: LedgerKind[]): Promise<number> {
+  const q = db('ledger_entries').where({ account });
+  if (kinds) q.whereIn('kind', kinds);
+  const row = await q.sum<{ s: string | null }[]>({ s: 'amount_cents' });
+  return Number(row[0]?.s ?? 0);
+}
+
+export async function unbalancedGroups(db: Q): Promise<Array<{ group_id: string; currency: string; off: number }>> {
+  const rows = await db('ledger_entries')
+    .select('group_id', 'currency')
+    .sum({ off: 'amount_cents' })
+    .groupBy('group_id', 'currency')
+    .havingRaw('sum(amount_cents) <> 0');
+  return rows.map((r: any) => ({ group_id: r.group_id, currency: r.currency, off: Number(r.off) }));
+}
+
+/** Per campaign: the raised total (donations less refunds and disputes) and the tips, as the ledger says. */
+export interface CampaignFigures {
+  fundraiser_id: string;
+  raised: number;
+  tips: number;
+}
+
+export async function campaignFigures(db: Q, raisedKinds: LedgerKind[], campaignPrefix: string, tipsAccount: string): Promise<CampaignFigures[]> {
+  const { rows } = await db.raw(
+    `select fundraiser_id,
+            -coalesce(sum(amount_cents) filter (where account like ? and kind = any(?)), 0) as raised,
+            -coalesce(sum(amount_cents) filter (where account = ?), 0) as tips
+       from ledger_entries where fundraiser_id is not null group by fundraiser_id`,
+    [`${campaignPrefix}%`, raisedKinds, tipsAccount],
+  );
+  return rows.map((r: any) => ({ fundraiser_id: r.fundraiser_id as string, raised: Number(r.raised), tips: Number(r.tips) }));
+}

@@ -1,0 +1,3 @@
+/** The processor webhook: signature check, exactly-once processing, dispatch by event type. */
+export { RetryLater, type WebhookHandler, type WebhookHandlerMap, type WebhookOutcome } from './webhooks.types';
+export { processEvent } from './webhooks.service';
