@@ -8,6 +8,7 @@ import type { Locale, MailTemplate } from './types';
 export type { Locale, MailTemplate } from './types';
 export { toLocale, requestLocale, LOCALES } from './types';
 export { createMailer, type Mailer, type OutgoingMail } from './mailer';
+export { queueComposedMail, renderComposed, type ComposedMail } from './compose';
 
 export const MAIL_QUEUE = 'mail';
 const MAX_ATTEMPTS = 5;
