@@ -39,6 +39,13 @@ const schema = z.object({
   // Content review: unset = deterministic rules reviewer; set = LLM-backed reviewer adapter (see integrations/review).
   REVIEW_LLM_URL: url.optional(),
   REVIEW_LLM_API_KEY: z.string().min(1).optional(),
+  // Ranked search (GET /fundraisers?q=): at most SEARCH_CONCURRENCY run at once per process (and never
+  // more than half the database pool), SEARCH_QUEUE_MAX wait up to SEARCH_QUEUE_TIMEOUT_MS, the rest get
+  // 503; each search's statements are cancelled by Postgres after SEARCH_STATEMENT_TIMEOUT_MS (503 too).
+  SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  SEARCH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
+  SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
+  SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(3000),
   // Key prefix of the rate-limit buckets in Redis: lets several deployments (or test runs) share one Redis.
   RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { totalsColumns, totalsFromRow } from '../fundraisers/totals';
 import type { Lang } from '../fundraisers/fundraisers.schemas';
 import type { StatusFilter } from './discovery.params';
 
@@ -127,29 +129,29 @@ function distanceSql(): string {
     + cos(radians(?)) * cos(radians(f.location_lat)) * power(sin(radians(f.location_lng - ?) / 2), 2)))))`;
 }
 
-/**
- * One page of cards plus the total, for the filters of GET /fundraisers. `cachedTotal` lets the
- * caller serve the count of a broad filter from a short cache (it is O(matches) in Postgres).
- */
-export async function listCards(
-  db: Db,
-  f: ListFilter,
-  cachedTotal?: (compute: () => Promise<number>) => Promise<number>,
-): Promise<{ rows: CardRow[]; total: number }> {
-  if (f.q) {
-    const hit = await listCardsIn(db, f, 'fts', cachedTotal);
-    // Trigram fallback only when full text finds nothing (e.g. "vacination", "med").
-    return hit.total > 0 ? hit : listCardsIn(db, f, 'fuzzy', cachedTotal);
-  }
-  return listCardsIn(db, f, 'fts', cachedTotal);
+type Q = Db | Knex.Transaction;
+
+export interface ListOptions {
+  /** The total when the caller already holds it (a cached count): the query then does not count. */
+  knownTotal?: number;
 }
 
-async function listCardsIn(
-  db: Db,
-  f: ListFilter,
-  mode: SearchMode,
-  cachedTotal?: (compute: () => Promise<number>) => Promise<number>,
-): Promise<{ rows: CardRow[]; total: number }> {
+/**
+ * One page of cards plus the total, for the filters of GET /fundraisers, in one round trip: the
+ * ordered page of ids (with `count(*) over ()` when the total is not known), the display joins
+ * for those ids, in page order. With q, a search that full text cannot satisfy runs once more as
+ * the trigram fallback.
+ */
+export async function listCards(db: Q, f: ListFilter, opts: ListOptions = {}): Promise<{ rows: CardRow[]; total: number }> {
+  if (f.q) {
+    const hit = await listCardsIn(db, f, 'fts', opts);
+    // Trigram fallback only when full text finds nothing (e.g. "vacination", "med").
+    return hit.total > 0 ? hit : listCardsIn(db, f, 'fuzzy', opts);
+  }
+  return listCardsIn(db, f, 'fts', opts);
+}
+
+async function listCardsIn(db: Q, f: ListFilter, mode: SearchMode, opts: ListOptions): Promise<{ rows: CardRow[]; total: number }> {
   const { where, bindings } = filters(f, mode);
   const lang = f.lang ?? 'en';
   const select: string[] = [];
@@ -175,51 +177,61 @@ async function listCardsIn(
     order = 'f.created_at desc, f.id desc';
   }
 
+  const counting = opts.knownTotal === undefined;
+  // The window count is taken over every match before LIMIT: only when no cached total exists.
+  const n = counting ? ', count(*) over () as n' : ', null::bigint as n';
   const base = `from fundraisers f where ${where.join(' and ')}`;
-  // The page: ids (and distance) first from the indexed filter, then the display joins for 20 rows.
   const pageInner = `select f.id, f.created_at, f.raised_cents${select.length ? ', ' + select.join(', ') : ''} ${base}`;
   const pageSql = f.near
-    ? `select * from (${pageInner}) p where p.distance_mi <= ? order by p.distance_mi asc, p.raised_cents desc, p.created_at desc, p.id desc limit ? offset ?`
-    : `select f.id ${base} order by ${order} limit ? offset ?`;
+    ? `select p.id, p.distance_mi${n} from (${pageInner}) p where p.distance_mi <= ?
+        order by p.distance_mi asc, p.raised_cents desc, p.created_at desc, p.id desc limit ? offset ?`
+    : `select f.id, null::float8 as distance_mi${n} ${base} order by ${order} limit ? offset ?`;
   const pageBindings = f.near
     ? [...selectBindings, ...bindings, f.near.radiusMi, f.limit, f.offset]
     : [...bindings, ...orderBindings, f.limit, f.offset];
 
+  // row_number() over the ordered, limited page keeps its order through the joins below.
+  const r = await db.raw(
+    `with page as materialized (select s.*, row_number() over () as ord from (${pageSql}) s)
+     select page.ord, page.n as total_count, page.distance_mi,
+        f.id, coalesce(tr.title, f.title) as title, f.slug, coalesce(tr.summary, f.summary) as summary,
+        f.goal_amount_cents, ${totalsColumns('f')}, f.currency, f.status, f.type, f.is_project, f.category_id,
+        coalesce(c.names->>?, c.names->>'en') as category_name, f.cover_image, f.cover_image_focal_x,
+        f.cover_image_focal_y, f.cover_tint, f.location, to_char(f.end_date, 'YYYY-MM-DD') as end_date,
+        u.id as owner_id, u.name as owner_name, u.avatar as owner_avatar,
+        u.profile_slug as owner_profile_slug, f.created_at
+      from page
+      join fundraisers f on f.id = page.id
+      join users u on u.id = f.owner_user_id
+      left join categories c on c.id = f.category_id
+      left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language
+      order by page.ord`,
+    [...pageBindings, lang, f.lang ?? ''] as any[],
+  );
+  const raw = r.rows as Array<Record<string, unknown>>;
+  const rows: CardRow[] = raw.map((x) => {
+    const t = totalsFromRow(x);
+    const card = {
+      id: x.id, title: x.title, slug: x.slug, summary: x.summary, goal_amount_cents: x.goal_amount_cents,
+      raised_cents: t.total_raised_cents, currency: x.currency, status: x.status, type: x.type,
+      is_project: x.is_project, category_id: x.category_id, category_name: x.category_name,
+      cover_image: x.cover_image, cover_image_focal_x: x.cover_image_focal_x, cover_image_focal_y: x.cover_image_focal_y,
+      cover_tint: x.cover_tint, location: x.location, end_date: x.end_date, donor_count: t.donor_count,
+      owner_id: x.owner_id, owner_name: x.owner_name, owner_avatar: x.owner_avatar,
+      owner_profile_slug: x.owner_profile_slug, created_at: x.created_at,
+    } as CardRow;
+    if (x.distance_mi !== null && x.distance_mi !== undefined) card.distance_mi = Number(x.distance_mi);
+    return card;
+  });
+  if (!counting) return { rows, total: opts.knownTotal! };
+  if (raw.length > 0) return { rows, total: Number(raw[0]!.total_count) };
+  if (f.offset === 0) return { rows, total: 0 };
+  // A page past the end has no row to carry the window count: count on its own.
   const countSql = f.near
     ? `select count(*)::int as n from (${pageInner}) p where p.distance_mi <= ?`
     : `select count(*)::int as n ${base}`;
   const countBindings = f.near ? [...selectBindings, ...bindings, f.near.radiusMi] : bindings;
-
-  const countNow = async () => Number((await db.raw(countSql, countBindings as any[])).rows[0]?.n ?? 0);
-  const [page, total] = await Promise.all([
-    db.raw(pageSql, pageBindings as any[]),
-    cachedTotal ? cachedTotal(countNow) : countNow(),
-  ]);
-  const ids: Array<{ id: string; distance_mi?: number }> = page.rows;
-  if (ids.length === 0) return { rows: [], total };
-
-  const details = await db.raw(
-    `select f.id, coalesce(tr.title, f.title) as title, f.slug, coalesce(tr.summary, f.summary) as summary,
-        f.goal_amount_cents, f.raised_cents, f.currency, f.status, f.type, f.is_project, f.category_id,
-        coalesce(c.names->>?, c.names->>'en') as category_name, f.cover_image, f.cover_image_focal_x,
-        f.cover_image_focal_y, f.cover_tint, f.location, to_char(f.end_date, 'YYYY-MM-DD') as end_date,
-        f.donor_count, u.id as owner_id, u.name as owner_name, u.avatar as owner_avatar,
-        u.profile_slug as owner_profile_slug, f.created_at
-      from fundraisers f
-      join users u on u.id = f.owner_user_id
-      left join categories c on c.id = f.category_id
-      left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language
-      where f.id = any(?::uuid[])`,
-    [lang, f.lang ?? '', `{${ids.map((r) => r.id).join(',')}}`],
-  );
-  const byId = new Map<string, CardRow>(details.rows.map((r: CardRow) => [r.id, r]));
-  const rows: CardRow[] = [];
-  for (const r of ids) {
-    const d = byId.get(r.id);
-    if (!d) continue;
-    rows.push(r.distance_mi === undefined ? d : { ...d, distance_mi: Number(r.distance_mi) });
-  }
-  return { rows, total };
+  return { rows, total: Number((await db.raw(countSql, countBindings as any[])).rows[0]?.n ?? 0) };
 }
 
 /** Category ids matching an id, a slug or a name in any locale (case-insensitive). */

@@ -1,9 +1,11 @@
 import { defineRoutes, route } from '../../http/define-routes';
+import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
 import { percentageFunded } from '../fundraisers/serialize';
 import * as params from './discovery.params';
 import * as repo from './discovery.repo';
+import { boundedSearch } from './search-limit';
 import {
   categoriesResponse,
   citiesResponse,
@@ -59,12 +61,16 @@ export default defineRoutes(
       summary: 'List public campaigns (FundraiserCard), with search, filters and near-me',
       description:
         'Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value ' +
-        '(except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language.',
+        '(except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language. ' +
+        'Caching: `Cache-Control: public, max-age=30` and an `ETag` (If-None-Match answers 304); the total of a list ' +
+        'without q or near may be up to 30 s stale. Ranked search (q) is bounded per process: beyond the running ' +
+        'and queued searches, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT.',
       auth: 'optional',
       limiters: ['public'],
       query: listQuery,
       response: listResponse,
-      handler: async ({ req, ctx, db, query }) => {
+      errors: [503],
+      handler: async ({ req, res, ctx, db, query }) => {
         const near = params.parseNear(req.query.near);
         const status = params.parseStatus(query.status);
         const categoryValue = params.first(query.category)?.trim();
@@ -87,12 +93,15 @@ export default defineRoutes(
         // 30-second cache (the spec allows card counts up to 30 s stale). Few keys: status x category x projects.
         const broad = !filter.q && !filter.near;
         const key = `discovery:total:${filter.status}:${categoryIds?.join('.') ?? '*'}:${String(filter.projects)}`;
-        const { rows, total } = await repo.listCards(
-          db,
-          filter,
-          broad ? (compute) => ctx.cache.wrap(key, TOTAL_TTL_SECONDS, compute) : undefined,
-        );
-        return { data: rows.map(toCard), pagination: { ...pagination, total } };
+        // A cached total lets the page be one query with no count; on a miss the same query counts.
+        const knownTotal = broad ? await ctx.cache.get<number>(key) : undefined;
+        const { rows, total } = filter.q
+          ? await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter))
+          : await repo.listCards(db, filter, { knownTotal });
+        if (broad && knownTotal === undefined) await ctx.cache.set(key, total, TOTAL_TTL_SECONDS);
+        const body = { data: rows.map(toCard), pagination: { ...pagination, total } };
+        // Cards are the same for every caller; the language may come from the cookie or Accept-Language.
+        return sendCacheable(req, res, body, { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE, vary: ['Accept-Language'] });
       },
     }),
     route({
