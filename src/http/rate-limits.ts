@@ -3,6 +3,7 @@ import { rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import type { Config } from '../config';
+import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
 import { clientIp } from './client-ip';
 import { actorOrNull, type CredentialResolver } from './credentials';
 
@@ -186,6 +187,8 @@ export function createLimiters(config: Config, redis: Redis | null, resolver: Cr
         const info = (req as Request & { rateLimit?: { limit: number; remaining: number; resetTime?: Date } }).rateLimit;
         const live = draft6Headers(res, options.limit as number, 0, spec.windowMs, info?.resetTime);
         res.setHeader('Retry-After', String(live));
+        // The AWS SDK (native apps on POST /local-idp/) reads only Cognito's fault shape; it backs off on this one.
+        if (speaksCognito(req)) return sendCognitoFault(res, 'TooManyRequestsException', spec.message);
         res.status(429).json({ error: spec.message, retryAfter });
       },
     });

@@ -181,12 +181,40 @@ describe('POST /local-idp/ (Cognito JSON protocol)', () => {
     expect(err.name).toBe('ResourceNotFoundException');
   });
 
-  test('when more than 10 password attempts come from one IP in a minute then the auth limiter answers 429', async () => {
+  test('when more than 10 password attempts come from one IP in a minute then the SDK sees TooManyRequestsException', async () => {
     const attempt = () =>
       client.send(new InitiateAuthCommand({ ClientId: LOCAL_CLIENT_ID, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: 'a@b.test', PASSWORD: 'x' } }));
     for (let i = 0; i < 10; i++) expect((await errorOf(attempt())).name).toBe('NotAuthorizedException');
-    const limited = (await errorOf(attempt())) as { $metadata?: { httpStatusCode?: number } };
-    expect(limited.$metadata?.httpStatusCode).toBe(429);
+    const limited = (await errorOf(attempt())) as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
+    expect(limited.name).toBe('TooManyRequestsException');
+    expect(limited.message).toMatch(/Too many authentication attempts/);
+    expect(limited.$metadata?.httpStatusCode).toBe(400);
+    // On the wire: Cognito's fault body and header, and the limiter's Retry-After.
+    const raw = await request(t.app)
+      .post('/local-idp/')
+      .set('X-Amz-Target', 'AWSCognitoIdentityProviderService.InitiateAuth')
+      .set('Content-Type', 'application/x-amz-json-1.1')
+      .send(JSON.stringify({ ClientId: LOCAL_CLIENT_ID, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: 'a@b.test', PASSWORD: 'x' } }));
+    expect(raw.status).toBe(400);
+    expect(raw.headers['x-amzn-errortype']).toBe('TooManyRequestsException');
+    expect(raw.headers['retry-after']).toEqual(expect.any(String));
+    expect(JSON.parse(raw.text)).toEqual({ __type: 'TooManyRequestsException', message: expect.any(String) });
+    // The API's own sign-in shares the bucket and keeps the API's 429 shape.
+    const api = await request(t.app).post('/api/v1/idp/signin').send({ email: 'a@b.test', password: 'x' });
+    expect(api.status).toBe(429);
+    expect(api.body.error).toMatch(/Too many authentication attempts/);
+  });
+
+  test('when GlobalSignOut is sent again with the already revoked access token then NotAuthorizedException', async () => {
+    const u = await createUser(t.ctx.db);
+    await sessionCookies(t, u);
+    const auth = await client.send(
+      new InitiateAuthCommand({ ClientId: LOCAL_CLIENT_ID, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: u.email, PASSWORD: TEST_PASSWORD } }),
+    );
+    const accessToken = auth.AuthenticationResult!.AccessToken!;
+    await client.send(new GlobalSignOutCommand({ AccessToken: accessToken }));
+    const again = await errorOf(client.send(new GlobalSignOutCommand({ AccessToken: accessToken })));
+    expect(again).toMatchObject({ name: 'NotAuthorizedException', message: 'Access Token has been revoked' });
   });
 
   test('when the target is unknown then 400 { __type, message } in application/x-amz-json-1.1', async () => {
@@ -198,5 +226,32 @@ describe('POST /local-idp/ (Cognito JSON protocol)', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/application\/x-amz-json-1.1/);
     expect(JSON.parse(res.text)).toEqual({ __type: 'UnknownOperationException', message: expect.any(String) });
+  });
+
+  test('when any operation fails then the answer carries x-amzn-ErrorType equal to __type', async () => {
+    const send = (op: string, body: Record<string, unknown>) =>
+      request(t.app)
+        .post('/local-idp/')
+        .set('X-Amz-Target', `AWSCognitoIdentityProviderService.${op}`)
+        .set('Content-Type', 'application/x-amz-json-1.1')
+        .send(JSON.stringify(body));
+    const cases = await Promise.all([
+      send('DeleteUserPool', {}),
+      send('InitiateAuth', { ClientId: 'other', AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: 'a@b.test', PASSWORD: 'x' } }),
+      send('InitiateAuth', { ClientId: LOCAL_CLIENT_ID, AuthFlow: 'REFRESH_TOKEN_AUTH', AuthParameters: { REFRESH_TOKEN: 'nope' } }),
+      send('GlobalSignOut', { AccessToken: 'not-a-token' }),
+      send('SignUp', { ClientId: LOCAL_CLIENT_ID, Username: 'x\u0000y@example.test', Password: PASSWORD }),
+      send('ConfirmSignUp', { ClientId: LOCAL_CLIENT_ID }),
+      send('ConfirmSignUp', { ClientId: LOCAL_CLIENT_ID, Username: 'a\u0000b@example.test', ConfirmationCode: '123456' }),
+    ]);
+    for (const res of cases) {
+      const body = JSON.parse(res.text) as { __type: string; message: string };
+      expect({ status: res.status, type: body.__type, header: res.headers['x-amzn-errortype'], message: typeof body.message }).toEqual({
+        status: 400,
+        type: expect.stringMatching(/^[A-Za-z]+Exception$/),
+        header: body.__type,
+        message: 'string',
+      });
+    }
   });
 });

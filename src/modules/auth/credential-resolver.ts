@@ -46,10 +46,11 @@ export async function verifyIdToken(
 }
 
 /**
- * Maps verified claims to the account. Checked on every request (no cache), so suspension,
- * bans, deactivation, a revoked session and sign-out-everywhere cut the token off at once.
+ * The account behind verified claims (ID or access token), still allowed to use them: checked on
+ * every request (no cache), so suspension, bans, deactivation, a revoked session and
+ * sign-out-everywhere cut a token off at once. Throws 401 Invalid token otherwise.
  */
-export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, credential: CredentialKind): Promise<Actor> {
+export async function liveOwner(ctx: AppContext, claims: jwt.JwtPayload): Promise<repo.CredentialOwnerRow> {
   const sub = claims.sub ?? '';
   let owner: repo.CredentialOwnerRow | undefined;
   if (ctx.idp.kind === 'local') {
@@ -68,6 +69,12 @@ export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, c
   if (owner.tokens_valid_after && (claims.iat ?? 0) < Math.floor(owner.tokens_valid_after.getTime() / 1000)) {
     throw tokenInvalid('The session has been signed out');
   }
+  return owner;
+}
+
+/** Maps verified claims to the actor of a request (see liveOwner for what cuts a token off). */
+export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, credential: CredentialKind): Promise<Actor> {
+  const owner = await liveOwner(ctx, claims);
   return {
     userId: owner.id,
     email: owner.email,

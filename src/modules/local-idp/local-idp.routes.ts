@@ -5,11 +5,12 @@ import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { normalizeEmail } from '../../infra/email';
 import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID, type TokenSet } from '../../integrations/idp';
+import { AMZ_JSON, COGNITO_TARGET_PREFIX as TARGET_PREFIX, sendCognitoFault } from '../../integrations/idp/cognito-faults';
+import { liveOwner } from '../auth/credential-resolver';
 import { globalSignOut, signUp } from '../idp/idp.service';
+import { openIdConfiguration, openIdConfigurationSchema } from './openid-configuration';
 
 // Cognito's JSON protocol for native apps (decisions.md "Local identity provider").
-const TARGET_PREFIX = 'AWSCognitoIdentityProviderService.';
-const AMZ_JSON = 'application/x-amz-json-1.1';
 
 class CognitoFault extends Error {
   constructor(
@@ -33,7 +34,8 @@ const KIND_TO_TYPE: Record<string, string> = {
   no_password: 'NotAuthorizedException',
 };
 
-function toFault(err: unknown): CognitoFault | unknown {
+/** The Cognito fault for an error, or null when it is not the caller's doing. */
+function toFault(err: unknown): CognitoFault | null {
   if (err instanceof CognitoFault) return err;
   if (err instanceof IdpError) return new CognitoFault(KIND_TO_TYPE[err.kind] ?? 'InternalErrorException', err.message, err.kind in KIND_TO_TYPE ? 400 : 500);
   if (err instanceof ApiError) {
@@ -41,9 +43,14 @@ function toFault(err: unknown): CognitoFault | unknown {
     if (err.error === 'Password does not meet requirements') return new CognitoFault('InvalidPasswordException', err.message);
     if (err.status === 403 && err.extra.feature_key) return new CognitoFault('NotAuthorizedException', 'Sign-up is currently disabled.');
     if (err.status === 403) return new CognitoFault('NotAuthorizedException', err.message);
-    if (err.status === 400) return new CognitoFault('InvalidParameterException', err.message);
+    if (err.status === 429) return new CognitoFault('TooManyRequestsException', err.message);
+    if (err.status < 500) return new CognitoFault('InvalidParameterException', err.message);
+    return null;
   }
-  return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  // Postgres refusing a value (NUL byte, bad encoding, malformed uuid) is the caller's input.
+  if (code === '22021' || code === '22P05' || code === '22P02') return new CognitoFault('InvalidParameterException', 'A value has the wrong format');
+  return null;
 }
 
 const str = (v: unknown, name: string): string => {
@@ -130,8 +137,16 @@ const OPERATIONS: Record<string, Op> = {
   async GlobalSignOut(ctx, body) {
     const idp = localIdp(ctx);
     const claims = await idp.verifyOwnToken(str(body.AccessToken, 'AccessToken'));
-    if (!claims || claims.token_use !== 'access' || !claims.sub) throw new CognitoFault('NotAuthorizedException', 'Invalid Access Token');
-    await globalSignOut(ctx, claims.sub);
+    if (!claims || claims.token_use !== 'access' || claims.client_id !== LOCAL_CLIENT_ID || !claims.sub) {
+      throw new CognitoFault('NotAuthorizedException', 'Invalid Access Token');
+    }
+    // As Cognito: once signed out (here or anywhere), the access token is revoked for good.
+    const owner = await liveOwner(ctx, claims).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) return null;
+      throw err;
+    });
+    if (!owner) throw new CognitoFault('NotAuthorizedException', 'Access Token has been revoked');
+    await globalSignOut(ctx, owner.id);
     return {};
   },
 };
@@ -139,26 +154,33 @@ const OPERATIONS: Record<string, Op> = {
 async function dispatch(ctx: AppContext, req: Request, res: Response): Promise<void> {
   const target = req.headers['x-amz-target'];
   const op = typeof target === 'string' && target.startsWith(TARGET_PREFIX) ? OPERATIONS[target.slice(TARGET_PREFIX.length)] : undefined;
-  let status = 200;
   let out: unknown;
   try {
     if (!op) throw new CognitoFault('UnknownOperationException', `Unsupported operation ${String(target ?? '')}`);
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
     out = await op(ctx, body, req);
   } catch (err) {
-    const f = toFault(err);
-    if (!(f instanceof CognitoFault)) throw f;
-    status = f.status;
-    out = { __type: f.type, message: f.message };
-    res.setHeader('x-amzn-ErrorType', f.type);
+    let fault = toFault(err);
+    if (!fault) {
+      // The SDK cannot read the API's error shape: an unexpected failure is Cognito's internal error.
+      req.log?.error({ err }, 'local-idp: unhandled error');
+      fault = new CognitoFault('InternalErrorException', 'Internal server error', 500);
+    }
+    return sendCognitoFault(res, fault.type, fault.message, fault.status);
   }
-  res.status(status).type(AMZ_JSON).send(JSON.stringify(out));
+  res.status(200).type(AMZ_JSON).send(JSON.stringify(out));
 }
 
 function isPasswordOperation(req: Request): boolean {
   const op = String(req.headers['x-amz-target'] ?? '').slice(TARGET_PREFIX.length);
   if (op === 'InitiateAuth') return (req.body as { AuthFlow?: unknown } | undefined)?.AuthFlow === 'USER_PASSWORD_AUTH';
   return op === 'SignUp' || op === 'ConfirmSignUp' || op === 'RespondToAuthChallenge';
+}
+
+/** The well-known documents are plain HTTP reads: 404 in the API's shape when IDP=cognito. */
+function localIdpForDocs(ctx: AppContext): LocalIdentityProvider {
+  if (!(ctx.idp instanceof LocalIdentityProvider)) throw new ApiError(404, 'Not found', 'The built-in identity provider is off');
+  return ctx.idp;
 }
 
 // OpenAPI only: the dispatcher reads the body itself and answers Cognito's { __type, message } faults.
@@ -203,7 +225,7 @@ export default defineRoutes('/local-idp', [
     method: 'post',
     path: '/',
     summary: "Built-in identity provider speaking Cognito's JSON protocol (X-Amz-Target AWSCognitoIdentityProviderService.<Operation>)",
-    description: `Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException.`,
+    description: `Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException, TooManyRequestsException (the auth rate limit on password and code operations), InternalErrorException. GlobalSignOut with an access token already signed out answers NotAuthorizedException.`,
     auth: 'none',
     // Password guesses and code guesses count against the auth limiter; token refreshes do not.
     limiters: [{ name: 'auth', when: isPasswordOperation }],
@@ -214,13 +236,19 @@ export default defineRoutes('/local-idp', [
   }),
   route({
     method: 'get',
+    path: '/.well-known/openid-configuration',
+    summary: 'OpenID Connect discovery document of the built-in identity provider',
+    description: 'issuer (PUBLIC_URL + /local-idp), jwks_uri, RS256. No authorization or token endpoint: sign-in is POST /local-idp/. 404 when IDP=cognito.',
+    auth: 'none',
+    response: openIdConfigurationSchema,
+    handler: ({ ctx }) => openIdConfiguration(localIdpForDocs(ctx).issuer),
+  }),
+  route({
+    method: 'get',
     path: '/.well-known/jwks.json',
     summary: 'RS256 public keys of the built-in identity provider (JWKS)',
     auth: 'none',
     response: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }),
-    handler: async ({ ctx }) => {
-      if (!(ctx.idp instanceof LocalIdentityProvider)) throw new ApiError(404, 'Not found', 'The built-in identity provider is off');
-      return ctx.idp.keys.jwks();
-    },
+    handler: ({ ctx }) => localIdpForDocs(ctx).keys.jwks(),
   }),
 ], { tag: 'local-idp', root: true });
