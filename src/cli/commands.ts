@@ -1,19 +1,15 @@
-import type { Config } from '../config';
-import type { Db } from '../db/knex';
 import path from 'node:path';
 import { setFlag } from '../http/flags';
+import { CliError, type Command } from './command';
 import { identityCommands } from './identity-commands';
+import { mailCommands } from './mail-commands';
 
-export class CliError extends Error {}
+export { CliError, type Command } from './command';
 
-export interface Command {
-  usage: string;
-  run(db: Db, args: string[], config: Config): Promise<string>;
-}
-
-/** Operator commands. Each returns the one line to print; throw CliError for a usage problem. */
+/** Operator commands. Each returns what to print (one line, except `mails`); throw CliError for a usage problem. */
 export const commands: Record<string, Command> = {
   ...identityCommands,
+  ...mailCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     async run(db, [key, value]) {

@@ -1,5 +1,5 @@
 import * as admin from '../modules/idp/idp.admin';
-import type { Command } from './commands';
+import type { Command } from './command';
 
 /** Account operations of decisions.md "Operator CLI" (an AdminError's message is the line the CLI prints). */
 export const identityCommands: Record<string, Command> = {
