@@ -1,5 +1,6 @@
 # One image for the API replicas and the worker (docker-compose.yml picks the command).
-FROM node:20-slim
+# Node 24 is the active LTS (Node 20 is end of life; the code still runs on >= 20.19, see engines).
+FROM node:24-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 # tsx (which runs the TypeScript sources) is a runtime dependency, so dev tools can be left out.
