@@ -27,6 +27,10 @@ const schema = z.object({
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_/, 'must start with sk_ or rk_').optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_/, 'must start with whsec_').optional(),
   STRIPE_API_URL: url.optional(),
+  // Sandbox processor (no STRIPE_SECRET_KEY): where its signed events go (default: this process's own
+  // webhook route on 127.0.0.1:PORT) and how long a connected account's payout takes to settle.
+  SANDBOX_WEBHOOK_URL: url.optional(),
+  SANDBOX_PAYOUT_DELAY_S: z.coerce.number().int().min(0).max(30 * 86_400).default(60),
   CAPTCHA_SECRET: z.string().min(1).optional(),
   CAPTCHA_VERIFY_URL: url.default('https://www.google.com/recaptcha/api/siteverify'),
   OAUTH_PROVIDER_A_ISSUER: url.optional(),
