@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
 import { buildOpenApi } from './http/openapi';
 import { createLimiters, type Limiters } from './http/rate-limits';
+import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { httpLogSerializers } from './infra/logger';
 import { SWAGGER_UI_DIR } from './modules/docs/docs.routes';
 import { modules as allModules } from './modules';
@@ -21,11 +22,11 @@ export interface BuiltApp {
   limiters: Limiters;
 }
 
-function mount(router: express.Router, mod: RouteModule, ctx: AppContext, limiters: Limiters) {
-  for (const r of mod.routes) {
-    const path = (mod.prefix + (r.path === '/' ? '' : r.path)) || '/';
-    router[r.method](path, ...buildRouteHandlers(r, ctx, limiters));
-  }
+/** Mounts routes most specific first and refuses an ambiguous table (see route-table.ts). */
+function mountAll(router: express.Router, mods: RouteModule[], ctx: AppContext, limiters: Limiters) {
+  const routes = orderRoutes(mods);
+  assertUnambiguous(routes);
+  for (const { route, path } of routes) router[route.method](path, ...buildRouteHandlers(route, ctx, limiters));
 }
 
 /** The Express app for a context; no listen (tests drive it with supertest). */
@@ -75,7 +76,8 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): 
   const root = express.Router();
   const api = express.Router();
   api.use(limiters.global);
-  for (const mod of modules) mount(mod.root ? root : api, mod, ctx, limiters);
+  mountAll(root, modules.filter((m) => m.root), ctx, limiters);
+  mountAll(api, modules.filter((m) => !m.root), ctx, limiters);
 
   let openapi: Record<string, unknown> | null = null;
   api.get('/openapi.json', (_req, res) => {

@@ -10,7 +10,6 @@ import capabilities from './me/capabilities.routes';
 import privateContact from './me/private-contact.routes';
 import verification from './verification/verification.routes';
 import oauth from './oauth/oauth.routes';
-// discovery must precede the fundraisers module: /fundraisers/cities before /fundraisers/:id.
 import discovery from './discovery/discovery.routes';
 import fundraisers from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
