@@ -40,12 +40,8 @@ describe('GET /local-idp/.well-known/openid-configuration', () => {
 
     const u = await createUser(t.ctx.db);
     await sessionCookies(t, u);
-    const sdk = new CognitoIdentityProviderClient({
-      region: 'local',
-      endpoint: `${origin}/local-idp`,
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-      maxAttempts: 1,
-    });
+    // As the README's example: no AWS credentials (these operations are unsigned at Cognito too).
+    const sdk = new CognitoIdentityProviderClient({ region: 'local', endpoint: `${origin}/local-idp`, maxAttempts: 1 });
     const auth = await sdk.send(
       new InitiateAuthCommand({ ClientId: LOCAL_CLIENT_ID, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: u.email, PASSWORD: TEST_PASSWORD } }),
     );
