@@ -3,10 +3,12 @@ import { MAIL_QUEUE, sendQueuedMail } from '../integrations/mail';
 import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
 import { subscribers } from '../events/subscribers';
+import { registerSandboxJobs } from '../integrations/payments';
 
 /** Registers every queue's handler on the context's worker. Modules add their queues here. */
 export function registerJobs(ctx: AppContext): void {
   ctx.jobs.register(MAIL_QUEUE, (p, job) => sendQueuedMail(ctx, p, job));
   ctx.jobs.register(COVER_TINT_QUEUE, coverTintHandler(ctx));
+  if (ctx.payments.name === 'sandbox') registerSandboxJobs(ctx.jobs, ctx);
   registerSubscribers(ctx, subscribers);
 }

@@ -3,6 +3,9 @@ import type { Db } from '../../db/knex';
 import type { PaymentProcessor } from './port';
 import { SandboxProcessor } from './sandbox';
 import { StripeProcessor } from './stripe';
+import type { JobWorker } from '../../jobs/queue';
+import { redeliverHandler, SANDBOX_WEBHOOK_QUEUE, type DeliveryDeps } from './sandbox-delivery';
+import { SANDBOX_PAYOUT_QUEUE, settlePayoutHandler } from './sandbox-payouts';
 
 export type * from './port';
 export { sandboxFee } from './sandbox-fees';
@@ -10,4 +13,15 @@ export { sandboxFee } from './sandbox-fees';
 /** Stripe when STRIPE_SECRET_KEY is set (STRIPE_API_URL may name a Stripe-compatible server), else the sandbox. */
 export function createPaymentProcessor(config: Config, db: Db): PaymentProcessor {
   return config.STRIPE_SECRET_KEY ? new StripeProcessor(config, db) : new SandboxProcessor(db, config);
+}
+
+export { SandboxActionError } from './sandbox-actions';
+export * as sandboxActions from './sandbox-actions';
+export { deliverEvents, webhookUrl, type DeliveryDeps, type SandboxEvent } from './sandbox-delivery';
+export { connectedBalance } from './sandbox-payouts';
+
+/** The sandbox's queues: event redelivery and delayed payouts (only while the sandbox is the processor). */
+export function registerSandboxJobs(jobs: JobWorker, deps: DeliveryDeps): void {
+  jobs.register(SANDBOX_WEBHOOK_QUEUE, redeliverHandler(deps));
+  jobs.register(SANDBOX_PAYOUT_QUEUE, settlePayoutHandler(deps));
 }

@@ -14,6 +14,7 @@ import type {
 } from './port';
 import { sandboxFee } from './sandbox-fees';
 import { createObject, getObject, listObjects } from './sandbox.repo';
+import { schedulePayout } from './sandbox-payouts';
 import { sandboxWebhookSecret } from './webhook-secret';
 
 const rid = (prefix: string) => `${prefix}_sb_${randomBytes(12).toString('hex')}`;
@@ -137,6 +138,8 @@ export class SandboxProcessor implements PaymentProcessor {
       { id, object: 'transfer', amount: input.amount_cents, currency: input.currency.toLowerCase(), destination: input.destination, metadata: input.metadata },
       input.idempotencyKey,
     );
+    // The connected balance grew: pay it out, as Stripe's automatic payouts would (after a delay).
+    await schedulePayout(this.db, input.destination, input.currency, this.config.SANDBOX_PAYOUT_DELAY_S);
     return { id: obj.id };
   }
 
@@ -147,7 +150,8 @@ export class SandboxProcessor implements PaymentProcessor {
       amount_cents: Number(r.data.amount),
       currency: r.data.currency,
       status: r.data.status,
-      arrival_date: r.data.arrival_date ?? null,
+      // Stored as Stripe's unix seconds; the port answers a calendar date like the Stripe adapter.
+      arrival_date: r.data.arrival_date ? new Date(Number(r.data.arrival_date) * 1000).toISOString().slice(0, 10) : null,
     }));
   }
 }
