@@ -13,7 +13,7 @@ import { createLimiters, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { httpLogSerializers } from './infra/logger';
 import { SWAGGER_UI_DIR } from './modules/docs/docs.routes';
-import { modules as allModules } from './modules';
+import { modulesFor } from './modules';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -30,7 +30,7 @@ function mountAll(router: express.Router, mods: RouteModule[], ctx: AppContext, 
 }
 
 /** The Express app for a context; no listen (tests drive it with supertest). */
-export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): Express {
+export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ctx.config)): Express {
   const { config } = ctx;
   const app = express();
   app.disable('x-powered-by');
@@ -81,9 +81,9 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = allModules): 
 
   let openapi: Record<string, unknown> | null = null;
   api.get('/openapi.json', (_req, res) => {
-    // Paths carry their /api/v1 prefix (the health checks live outside it), so the server is
-    // the origin: server URL + path is then the real address ("Try it out" works).
-    openapi ??= buildOpenApi(modules, config.PUBLIC_URL);
+    // Paths carry their /api/v1 prefix (the health checks live outside it) and the server is
+    // the relative `/`, so the document works from whichever host serves it.
+    openapi ??= buildOpenApi(modules);
     res.json(openapi);
   });
   api.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false }));

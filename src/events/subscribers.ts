@@ -1,7 +1,8 @@
 import type { Subscriber } from './index';
+import { notificationSubscribers } from '../modules/notifications';
 
 /**
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [];
+export const subscribers: Subscriber[] = [...notificationSubscribers];

@@ -16,6 +16,13 @@ const originOf = (u: string) => {
 /** Answered even cross-site (spec: logout always answers 200); the handler then only clears cookies. */
 const ALWAYS_ANSWERED = new Set(['/api/v1/idp/logout']);
 
+/**
+ * Operations that set session cookies from credentials in the body. A cross-site form could
+ * sign the victim's browser into the attacker's account (login CSRF), so they refuse
+ * cross-site callers whether or not a session cookie is present. Native apps send no Origin.
+ */
+const SESSION_ISSUING = new Set(['/api/v1/idp/signin', '/api/v1/idp/signup', '/api/v1/idp/refresh', '/api/v1/idp/challenge']);
+
 /** Whether an unsafe request comes from outside the site (SITE_URL) and the service (PUBLIC_URL). */
 export function isCrossSite(req: Request, config: Config): boolean {
   const allowed = new Set([originOf(config.SITE_URL), originOf(config.PUBLIC_URL)].filter(Boolean));
@@ -32,9 +39,13 @@ export function isCrossSite(req: Request, config: Config): boolean {
 export function csrfProtection(config: Config): RequestHandler {
   return (req, _res, next) => {
     if (!UNSAFE.has(req.method)) return next();
+    const path = req.path.toLowerCase().replace(/\/+$/, '');
+    if (SESSION_ISSUING.has(path) && isCrossSite(req, config)) {
+      return next(new ApiError(403, 'Forbidden', 'Cross-site sign-in requests are refused', { code: 'CSRF_ORIGIN_MISMATCH' }));
+    }
     const cookies = (req.cookies ?? {}) as Record<string, unknown>;
     if (!SESSION_COOKIES.some((n) => cookies[n])) return next();
-    if (ALWAYS_ANSWERED.has(req.path.toLowerCase().replace(/\/+$/, ''))) return next();
+    if (ALWAYS_ANSWERED.has(path)) return next();
     if (isCrossSite(req, config)) {
       return next(
         new ApiError(403, 'Forbidden', 'Cross-site requests with session cookies are refused', { code: 'CSRF_ORIGIN_MISMATCH' }),

@@ -41,13 +41,20 @@ export interface RouteDef<P = any, Q = any, B = any> {
   response?: ZodType;
   /** Non-JSON response media type for the OpenAPI description (e.g. image/png, text/html). */
   produces?: string;
-  /** Documentation-only request body (media type + schema) for routes that read their own body. */
+  /**
+   * The request body's media type when it is not JSON (e.g. Cognito's application/x-amz-json-1.1,
+   * a sandbox HTML form's application/x-www-form-urlencoded), with its schema for the OpenAPI
+   * description. A body of any other type answers 415; without `consumes`, a route with a `body`
+   * schema takes application/json only.
+   */
   consumes?: { mediaType: string; schema: ZodType };
   status?: number;
   /** Documented error statuses beyond the defaults (400/401/403/404/429/500 as applicable). */
   errors?: number[];
-  /** Routes that need the unparsed body (Stripe webhook). */
+  /** Routes that need the unparsed body (Stripe webhook); they check the body's type themselves. */
   rawBody?: boolean;
+  /** OpenAPI operationId; derived from method and path when absent. */
+  operationId?: string;
   handler: (args: HandlerArgs<P, Q, B>) => unknown | Promise<unknown>;
 }
 
@@ -91,10 +98,32 @@ function limiterMiddleware(ref: LimiterRef, limiters: Limiters): RequestHandler 
   return (req, res, next) => (ref.when(req) ? mw(req, res, next) : next());
 }
 
+/** Whether the request carries body bytes (an empty body with no Content-Type is no body). */
+function hasBody(req: Request): boolean {
+  const len = req.headers['content-length'];
+  if (len !== undefined) return Number(len) > 0;
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * 415 for a body whose Content-Type the route does not take. Browsers send form and text
+ * bodies cross-site without a CORS preflight; taking only the declared type keeps such
+ * simple requests away from JSON operations.
+ */
+function checkMediaType(def: RouteDef, req: Request): void {
+  if (def.rawBody || (!def.body && !def.consumes)) return;
+  // Nothing to misread in an empty body, whatever (if any) Content-Type came with it.
+  if (!hasBody(req)) return;
+  const accepted = def.consumes ? [def.consumes.mediaType] : ['application/json'];
+  if (req.is(accepted)) return;
+  throw new ApiError(415, 'Unsupported media type', `The request body must be ${accepted.join(' or ')}`, { accepted });
+}
+
 /** The pipeline for one route: limiters -> credentials -> auth rule -> flag -> validation -> handler. */
 export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Limiters): RequestHandler[] {
   const run: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     try {
+      checkMediaType(def, req);
       // Cookie-only routes never look at a bearer: any Authorization header answers 401 Not authenticated.
       const skip = def.auth === 'none' || (def.auth === 'cookie' && !hasSessionCookie(req));
       const actor = skip ? null : await actorOf(req, ctx.credentials);

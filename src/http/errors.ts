@@ -40,6 +40,11 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ApiError(404, 'Not found', `No route for ${req.method} ${req.baseUrl}${req.path}`));
 };
 
+/** SQLSTATE class 22 (data exception): out-of-range numbers and dates, too-long strings, bad formats. */
+const isDataException = (code: unknown): boolean => typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+
+const STATUS_ERROR: Record<number, string> = { 413: 'Payload too large', 415: 'Unsupported media type' };
+
 interface HttpLikeError { status?: number; statusCode?: number; type?: string; expose?: boolean; code?: string }
 
 /** The one error middleware. */
@@ -54,12 +59,20 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     else if (e.type === 'entity.too.large') apiErr = new ApiError(413, 'Payload too large', 'The request body is too large');
     else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
       apiErr = new ApiError(415, 'Unsupported media type', 'Unsupported body encoding');
+    // The router could not percent-decode a path parameter (`/fundraisers/%`): the client's URL is
+    // malformed, so it is a 400 like any other bad input, not a server fault.
+    else if (err instanceof URIError)
+      apiErr = new ApiError(400, 'Bad request', 'The URL contains malformed percent-encoding', { code: 'MALFORMED_URL' });
     else if (e.code === '23505') apiErr = new ApiError(409, 'Conflict', 'The resource already exists');
     else if (e.code === '22P02') apiErr = new ApiError(400, 'Bad request', 'A value has the wrong format');
     // 22021: a NUL byte (or other invalid byte sequence) in text input; 22P05: \u0000 in a JSON value.
     else if (e.code === '22021' || e.code === '22P05') apiErr = new ApiError(400, 'Bad request', 'A value contains characters that cannot be stored');
-    else if (status && status >= 400 && status < 500 && e.expose)
-      apiErr = new ApiError(status, 'Bad request', (err as Error).message);
+    else if (isDataException(e.code)) {
+      // Safety net only: schemas bound every value, so reaching here is a schema gap worth a warning.
+      req.log?.warn({ code: e.code, err: (err as Error).message }, 'data exception from the database (schema gap)');
+      apiErr = new ApiError(400, 'Bad request', 'A value is out of range or has the wrong format');
+    } else if (status && status >= 400 && status < 500)
+      apiErr = new ApiError(status, e.expose ? (STATUS_ERROR[status] ?? 'Bad request') : 'Bad request', e.expose ? (err as Error).message : 'The request is malformed');
     else {
       const id = (req as { id?: unknown }).id;
       req.log?.error({ err, requestId: id }, 'unhandled error');

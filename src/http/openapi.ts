@@ -44,6 +44,26 @@ function toOpenApiPath(p: string): string {
   return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
 }
 
+const capital = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+
+/**
+ * A stable operationId from method and path, e.g. `post /api/v1/fundraisers/{id}/comments` ->
+ * `postFundraisersByIdComments` (the /api/v1 prefix is left out; every word is kept so two
+ * routes never collide). A route may name its own with RouteDef.operationId.
+ */
+export function operationIdOf(method: string, openApiPath: string): string {
+  const words = openApiPath
+    .replace(/^\/api\/v1(?=\/|$)/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => {
+      const param = /^\{(.+)\}$/.exec(seg);
+      const parts = (param ? param[1]! : seg).split(/[^A-Za-z0-9]+/).filter(Boolean).map(capital);
+      return (param ? 'By' : '') + parts.join('');
+    });
+  return method + (words.join('') || 'Root');
+}
+
 type Part = 'params' | 'query' | 'body' | 'response';
 const PARTS: Part[] = ['params', 'query', 'body', 'response'];
 
@@ -81,9 +101,11 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
       ? `Schema not rendered for: ${PARTS.filter((p) => !parts.has(p)).join(', ')}.`
       : undefined,
   ].filter(Boolean);
+  const path = toOpenApiPath(full);
   registry.registerPath({
     method: r.method,
-    path: toOpenApiPath(full),
+    path,
+    operationId: r.operationId ?? operationIdOf(r.method, path),
     tags: [mod.tag],
     summary: r.summary,
     description: notes.join(' '),
@@ -114,7 +136,13 @@ function newRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-function generate(registry: OpenAPIRegistry, serverUrl: string): Record<string, unknown> {
+/**
+ * Paths carry their full address (/api/v1/..., the health checks at the root), so the one server
+ * is the relative `/`: "Try it out" then calls whichever host served the document.
+ */
+const SERVERS = [{ url: '/', description: 'The host serving this document' }];
+
+function generate(registry: OpenAPIRegistry): Record<string, unknown> {
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
@@ -122,7 +150,7 @@ function generate(registry: OpenAPIRegistry, serverUrl: string): Record<string, 
       version: API_VERSION,
       description: 'Errors are never wrapped: `{ error, message, code?, details? }`. Money is integer cents.',
     },
-    servers: [{ url: serverUrl }],
+    servers: SERVERS,
   }) as unknown as Record<string, unknown>;
 }
 
@@ -131,23 +159,39 @@ function generate(registry: OpenAPIRegistry, serverUrl: string): Record<string, 
  * the generator cannot render (z.custom, .catch(), ...) must not take the whole document down:
  * the route is then listed without that one schema, and its description says which.
  */
-export function buildOpenApi(modules: RouteModule[], serverUrl: string): Record<string, unknown> {
+export function buildOpenApi(modules: RouteModule[]): Record<string, unknown> {
+  assertUniqueOperationIds(modules);
   const all = newRegistry();
   for (const mod of modules) for (const r of mod.routes) register(all, mod, r);
   try {
-    return generate(all, serverUrl);
+    return generate(all);
   } catch {
     const safe = newRegistry();
-    for (const mod of modules) for (const r of mod.routes) register(safe, mod, r, renderableParts(mod, r, serverUrl));
-    return generate(safe, serverUrl);
+    for (const mod of modules) for (const r of mod.routes) register(safe, mod, r, renderableParts(mod, r));
+    return generate(safe);
   }
 }
 
-function renders(mod: RouteModule, r: RouteDef, serverUrl: string, parts?: Set<Part>): boolean {
+/** Two operations with one operationId would make generated clients overwrite one method with the other. */
+function assertUniqueOperationIds(modules: RouteModule[]): void {
+  const seen = new Map<string, string>();
+  for (const mod of modules) {
+    for (const r of mod.routes) {
+      const path = toOpenApiPath((mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path));
+      const id = r.operationId ?? operationIdOf(r.method, path);
+      const where = `${r.method.toUpperCase()} ${path}`;
+      const other = seen.get(id);
+      if (other && other !== where) throw new Error(`operationId ${id} is used by ${other} and ${where}`);
+      seen.set(id, where);
+    }
+  }
+}
+
+function renders(mod: RouteModule, r: RouteDef, parts?: Set<Part>): boolean {
   try {
     const one = newRegistry();
     register(one, mod, r, parts);
-    generate(one, serverUrl);
+    generate(one);
     return true;
   } catch {
     return false;
@@ -155,7 +199,7 @@ function renders(mod: RouteModule, r: RouteDef, serverUrl: string, parts?: Set<P
 }
 
 /** The schema parts of one route the generator can render (each tried alone). */
-function renderableParts(mod: RouteModule, r: RouteDef, serverUrl: string): Set<Part> {
-  if (renders(mod, r, serverUrl)) return new Set(PARTS);
-  return new Set(PARTS.filter((part) => renders(mod, r, serverUrl, new Set([part]))));
+function renderableParts(mod: RouteModule, r: RouteDef): Set<Part> {
+  if (renders(mod, r)) return new Set(PARTS);
+  return new Set(PARTS.filter((part) => renders(mod, r, new Set([part]))));
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../config';
 import type { RouteModule } from '../http/define-routes';
 import docs from './docs/docs.routes';
 import features from './features/features.routes';
@@ -15,6 +16,16 @@ import fundraisers from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
 import adminReview from './admin-review/admin-review.routes';
 import webhooks from './webhooks/webhooks.routes';
+import { sandboxRoutes } from './sandbox';
+import notifications from './notifications/notifications.routes';
 
 /** Every module's route table. Add a module here and it is mounted and documented. */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications];
+
+/**
+ * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
+ * controls while STRIPE_SECRET_KEY is unset (decisions.md: they exist only then).
+ */
+export function modulesFor(config: Pick<Config, 'STRIPE_SECRET_KEY'>): RouteModule[] {
+  return config.STRIPE_SECRET_KEY ? modules : [...modules, sandboxRoutes];
+}

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { buildApp } from '../../src/app';
 import { defineRoutes, idParams, route, type RouteModule } from '../../src/http/define-routes';
+import { buildOpenApi } from '../../src/http/openapi';
 import { modules } from '../../src/modules';
 import { closeDb, createTestApp } from '../helpers/app';
 
@@ -54,9 +55,9 @@ describe('OpenAPI and docs', () => {
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\.1\./);
     expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: '3.1.2' }));
-    // Paths carry /api/v1 themselves, so the server is the origin: server + path is the real URL.
-    expect(doc.servers).toEqual([{ url: 'http://api.test' }]);
-    const numbersUrl = new URL(doc.servers[0].url + '/api/v1/platform/numbers');
+    // Paths carry /api/v1 themselves and the server is relative, so any host's "Try it out" works.
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const numbersUrl = new URL('/api/v1/platform/numbers', new URL(doc.servers[0].url, 'http://any-host.test'));
     expect((await request(app).get(numbersUrl.pathname)).status).toBe(200);
     expect(doc.components.schemas.Error.properties).toEqual(
       expect.objectContaining({ error: expect.any(Object), message: expect.any(Object), details: expect.any(Object), feature_key: expect.any(Object) }),
@@ -89,6 +90,65 @@ describe('OpenAPI and docs', () => {
     const post = doc.paths['/api/v1/openapi-probe/things'].post;
     expect(post.requestBody.content['application/json'].schema.properties.a).toBeDefined();
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['201', '400', '401']));
+  });
+
+  test('when the document is built then every operation has a unique operationId derived from method and path', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    const ids: string[] = [];
+    for (const item of Object.values(doc.paths) as Array<Record<string, { operationId?: string }>>) {
+      for (const op of Object.values(item)) ids.push(op.operationId!);
+    }
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/api/v1/fundraisers/{id}/comments'].post.operationId).toBe('postFundraisersByIdComments');
+    expect(doc.paths['/api/v1/fundraisers/{id}'].get.operationId).toBe('getFundraisersById');
+    expect(doc.paths['/healthz'].get.operationId).toBe('getHealthz');
+  });
+
+  test('when two routes would share an operationId then building the document fails loudly', () => {
+    const clash = defineRoutes('/clash', [
+      route({ method: 'get', path: '/a', auth: 'none', operationId: 'getThing', handler: () => ({}) }),
+      route({ method: 'get', path: '/b', auth: 'none', operationId: 'getThing', handler: () => ({}) }),
+    ]);
+    expect(() => buildOpenApi([...modules, clash])).toThrow(/operationId getThing/);
+  });
+
+  test('when a campaign\'s comments are described then one path with one parameter name carries both operations', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths).filter((p) => /^\/api\/v1\/fundraisers\/\{[^}]+\}\/comments$/.test(p))).toEqual([
+      '/api/v1/fundraisers/{id}/comments',
+    ]);
+    expect(Object.keys(doc.paths['/api/v1/fundraisers/{id}/comments']).sort()).toEqual(['get', 'post']);
+  });
+
+  test('when paging parameters are described then limit and offset are bounded integers, not strings', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    const param = (p: string, name: string) =>
+      doc.paths[p].get.parameters.find((x: { name: string }) => x.name === name).schema;
+    for (const p of ['/api/v1/fundraisers', '/api/v1/fundraisers/{id}/comments', '/api/v1/admin/review-queue']) {
+      expect(param(p, 'limit')).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }));
+      expect(param(p, 'offset')).toEqual(expect.objectContaining({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 }));
+    }
+  });
+
+  test('when URL fields are described then each pattern is a flag-free ECMA regex that accepts real URLs', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    const patterns: string[] = [];
+    JSON.stringify(doc, (k, v) => {
+      if (k === 'pattern' && typeof v === 'string') patterns.push(v);
+      return v;
+    });
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const p of patterns) {
+      expect(p).not.toMatch(/\/[a-z]+$/);
+      expect(() => new RegExp(p, 'u')).not.toThrow();
+    }
+    const body = doc.paths['/api/v1/fundraisers'].post.requestBody.content['application/json'].schema;
+    const video = JSON.stringify(body.properties.video_url);
+    const videoPattern = new RegExp(JSON.parse(video.match(/"pattern":("(?:[^"\\]|\\.)*")/)![1]!), 'u');
+    expect(videoPattern.test('https://videos.example.com/v/1')).toBe(true);
+    expect(videoPattern.test('HTTPS://Videos.example.com/v/1')).toBe(true);
+    expect(videoPattern.test('javascript:alert(1)')).toBe(false);
   });
 
   test('when a route schema cannot be rendered then the document still answers and lists the route', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
-import { clampPage } from '../comments/paging';
+import { pageLimit, pageOffset } from '../../http/schema-helpers';
 import { fundraiserDetail, fundraiserEnvelope } from '../fundraisers/fundraisers.schemas';
 import * as service from './admin-review.service';
 
@@ -17,15 +17,12 @@ export default defineRoutes(
       summary: 'Campaigns awaiting platform review (staff)',
       description: 'Pending, non-deleted campaigns, oldest submission first; items are the slug-read detail plus beneficiary_contact, trustStatus and submitted_at. limit 1 to 100 (default 20), offset >= 0.',
       auth: staff,
-      query: z.object({ limit: z.unknown().optional(), offset: z.unknown().optional() }),
+      query: z.object({ limit: pageLimit(), offset: pageOffset() }),
       response: z.object({
         data: z.array(queueItem),
         pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
       }),
-      handler: async ({ ctx, actor, query }) => {
-        const { limit, offset } = clampPage(query);
-        return service.reviewQueue(ctx, actor!, limit, offset);
-      },
+      handler: async ({ ctx, actor, query }) => service.reviewQueue(ctx, actor!, query.limit, query.offset),
     }),
     route({
       method: 'post',

@@ -1,6 +1,5 @@
 import { defineRoutes, idParams, route } from '../../http/define-routes';
-import { clampPage } from './paging';
-import { commentEnvelope, commentList, createCommentBody, deletedAnswer, fundraiserIdParams, likeAnswer, listQuery } from './comments.schemas';
+import { commentEnvelope, commentList, createCommentBody, deletedAnswer, likeAnswer, listQuery } from './comments.schemas';
 import * as service from './comments.service';
 
 const likeDoc = 'Idempotent; answers the comment\'s like count and whether the caller likes it now. 404 for unknown or deleted comments and comments on campaigns the caller cannot read.';
@@ -37,26 +36,24 @@ export default defineRoutes(
       query: listQuery,
       response: commentList,
       errors: [404],
-      handler: async ({ ctx, actor, params, query }) => {
-        const { limit, offset } = clampPage(query);
-        return service.listComments(ctx, actor, params.id, limit, offset);
-      },
+      handler: async ({ ctx, actor, params, query }) => service.listComments(ctx, actor, params.id, query.limit, query.offset),
     }),
     route({
       method: 'post',
-      path: '/fundraisers/:fundraiserId/comments',
+      // One parameter name per position across modules (`/fundraisers/:id/...`), so the document has one path.
+      path: '/fundraisers/:id/comments',
       summary: 'Comment on a campaign',
       description:
         'Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable.',
       auth: 'required',
       flag: 'features.comments',
       limiters: [{ name: 'gifs', when: (req) => Boolean((req.body as { gif_id?: unknown } | undefined)?.gif_id) }],
-      params: fundraiserIdParams,
+      params: idParams,
       body: createCommentBody,
       status: 201,
       response: commentEnvelope,
       errors: [404],
-      handler: async ({ ctx, actor, params, body }) => ({ data: await service.createComment(ctx, actor!, params.fundraiserId, body) }),
+      handler: async ({ ctx, actor, params, body }) => ({ data: await service.createComment(ctx, actor!, params.id, body) }),
     }),
     route({
       method: 'delete',

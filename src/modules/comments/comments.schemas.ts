@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { uuid } from '../../http/define-routes';
+import { pageLimit, pageOffset } from '../../http/schema-helpers';
 
 export const COMMENT_MAX = 5000;
 
@@ -14,12 +15,7 @@ export const createCommentBody = z
       .optional(),
   });
 
-export const fundraiserIdParams = z.object({ fundraiserId: uuid });
-
-export const listQuery = z.object({
-  limit: z.unknown().optional().describe('1 to 100, default 20 (larger is 100; invalid is 20)'),
-  offset: z.unknown().optional().describe('0 or more, default 0'),
-});
+export const listQuery = z.object({ limit: pageLimit(), offset: pageOffset() });
 
 const author = z.object({ id: uuid, name: z.string().nullable(), avatar: z.string().nullable(), profile_slug: z.string().nullable() });
 

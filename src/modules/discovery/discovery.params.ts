@@ -5,8 +5,8 @@ import { isLang, type Lang } from '../fundraisers/fundraisers.schemas';
 
 /**
  * GET /fundraisers query rules. The list never 500s on odd input: repeated parameters use the
- * first value (except `near`, where repetition is an error by spec), numbers are clamped, and
- * unknown parameters are ignored.
+ * first value (except `near`, where repetition is an error by spec), numbers are clamped (limit and
+ * offset by pageLimit/pageOffset in the query schema), and unknown parameters are ignored.
  */
 
 export const STATUS_VALUES = ['active', 'closed', 'ended', 'all'] as const;
@@ -17,7 +17,6 @@ export const LIMIT_MAX = 100;
 export const RADIUS_DEFAULT = 20;
 export const RADIUS_MIN = 1;
 export const RADIUS_MAX = 100;
-const OFFSET_MAX = 1_000_000_000;
 const Q_MAX = 200;
 
 type Raw = string | string[] | undefined;
@@ -48,24 +47,6 @@ export function parseStatus(v: Raw): StatusFilter {
   throw new ApiError(400, 'Invalid status', `status must be one of ${STATUS_VALUES.join(', ')}`, {
     allowed: [...STATUS_VALUES],
   });
-}
-
-/** 1..100; larger is 100; missing, zero, negative or non-numeric is 20. */
-export function parseLimit(v: Raw): number {
-  const s = first(v)?.trim();
-  const n = s ? Number(s) : NaN;
-  if (!Number.isFinite(n)) return LIMIT_DEFAULT;
-  const i = Math.trunc(n);
-  if (i <= 0) return LIMIT_DEFAULT;
-  return Math.min(i, LIMIT_MAX);
-}
-
-/** 0 or more; negative or non-numeric is 0. */
-export function parseOffset(v: Raw): number {
-  const s = first(v)?.trim();
-  const n = s ? Number(s) : NaN;
-  if (!Number.isFinite(n) || n < 0) return 0;
-  return Math.min(Math.trunc(n), OFFSET_MAX);
 }
 
 /** true | false (also 1 | 0, any case); anything else means "both". */

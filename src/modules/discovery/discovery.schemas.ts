@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { pageLimit, pageOffset } from '../../http/schema-helpers';
+import { LIMIT_DEFAULT, LIMIT_MAX } from './discovery.params';
 
 // Query values arrive as a string, or an array when repeated; the handler applies the spec's
-// clamping rules itself (see discovery.params.ts), so validation here never rejects a value.
+// rules itself (see discovery.params.ts), so validation here never rejects a value.
 const param = (description: string) => z.union([z.string(), z.array(z.string())]).optional().describe(description);
 
 export const listQuery = z.object({
@@ -11,8 +13,9 @@ export const listQuery = z.object({
   projects: param('true: projects only; false: fundraisers only; omitted: both.'),
   sort: param('`raised` for most raised first (also with `q`, where it replaces the search rank); anything else newest first (or by search rank with `q`). Ignored with `near`.'),
   lang: param('en | ru | uk | es. Card text is overlaid from stored translations by `lang`, else the `lang` cookie, else Accept-Language.'),
-  limit: param('1..100; larger is 100; missing, zero, negative or non-numeric is 20.'),
-  offset: param('0 or more; negative or non-numeric is 0.'),
+  // Parsed here with the spec's clamping (never a 400), so the document shows them as integers.
+  limit: pageLimit({ def: LIMIT_DEFAULT, max: LIMIT_MAX }),
+  offset: pageOffset(),
   near: param('`<lat>,<lng>` decimal degrees. Lists only campaigns whose city point lies within radius_mi, nearest first then most raised; each card carries distance_mi. Invalid, empty or repeated: 400 `invalid_near`.'),
   radius_mi: param('1..100 miles, default 20; larger is 100, smaller is 1, non-numeric is 20; ignored without near.'),
 });

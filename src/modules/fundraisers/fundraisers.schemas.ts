@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { uuid } from '../../http/define-routes';
+import { int32, isoDateInRange } from '../../http/schema-helpers';
 import { LIMITS } from './limits';
 
 export const LANGS = ['en', 'ru', 'uk', 'es'] as const;
@@ -19,7 +20,10 @@ const httpUrl = z
   .string()
   .trim()
   .max(LIMITS.urlMax)
-  .regex(/^https?:\/\/[^\s/]+\S*$/i, 'must be an http(s) URL');
+  // Case spelled out instead of an `i` flag: the pattern is published in the OpenAPI document,
+  // where a JSON Schema pattern carries no flags.
+  .regex(/^[Hh][Tt][Tt][Pp][Ss]?:\/\/[^\s/]+\S*$/, 'must be an http(s) URL')
+  .meta({ format: 'uri' });
 // Covers may also be inline images (the cover-tint job reads data: URLs too).
 const imageRef = z.union([
   httpUrl,
@@ -29,10 +33,10 @@ const imageRef = z.union([
     .regex(/^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/=]+$/, 'must be an http(s) or data:image URL'),
 ]);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
-const isoDate = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })])
+// A campaign's end lies within this century or the next: further is a typo, and year 0 is no date in Postgres.
+const isoDate = isoDateInRange({ minYear: 1900, maxYear: 2199, dateTime: true })
   .transform((s) => s.slice(0, 10))
-  .describe('YYYY-MM-DD (a date-time is cut to its date)');
+  .describe('YYYY-MM-DD, years 1900 to 2199 (a date-time is cut to its date)');
 
 const writable = {
   title: z.string().trim().min(1).max(LIMITS.titleMax),
@@ -47,7 +51,7 @@ const writable = {
   type: z.enum(['personal', 'for_others', 'charity']).optional(),
   is_project: z.boolean().optional(),
   category: z
-    .union([z.string().trim().min(1).max(100), z.number().int().positive()])
+    .union([z.string().trim().min(1).max(100), int32(1)])
     .nullable()
     .optional()
     .describe('Category id (number or numeric string) or slug; null clears'),
