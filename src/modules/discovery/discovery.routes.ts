@@ -82,8 +82,8 @@ export default defineRoutes(
           projects: params.parseProjects(query.projects),
           sort: params.first(query.sort) === 'raised' ? 'raised' : 'newest',
           lang: params.resolveLang(req, query.lang),
-          limit: params.parseLimit(query.limit),
-          offset: params.parseOffset(query.offset),
+          limit: query.limit,
+          offset: query.offset,
           near: near ? { ...near, radiusMi: params.parseRadius(query.radius_mi) } : null,
         };
         const pagination = { limit: filter.limit, offset: filter.offset };
