@@ -25,3 +25,4 @@ export function registerSandboxJobs(jobs: JobWorker, deps: DeliveryDeps): void {
   jobs.register(SANDBOX_WEBHOOK_QUEUE, redeliverHandler(deps));
   jobs.register(SANDBOX_PAYOUT_QUEUE, settlePayoutHandler(deps));
 }
+export { getObject as getSandboxObject } from './sandbox.repo';

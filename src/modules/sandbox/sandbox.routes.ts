@@ -1,0 +1,136 @@
+import { defineRoutes, route } from '../../http/define-routes';
+import { sandboxActions } from '../../integrations/payments';
+import { checkoutPage, connectPage, pageCsp } from './sandbox.pages';
+import { checkoutSession, connectedAccount, onboardingReturnUrl, runAndDeliver } from './sandbox.service';
+import { confirmBody, confirmResponse, connectQuery, emptyForm, objectIdParams, refundBody, refundResponse } from './sandbox.schemas';
+
+const FORM = { mediaType: 'application/x-www-form-urlencoded', schema: emptyForm };
+const DELIVERY_NOTE =
+  'A correctly signed event is delivered over HTTP to the webhook route (SANDBOX_WEBHOOK_URL) before the answer; when it gets no 2xx after a few tries the answer still comes and a job redelivers it.';
+
+type Id = { id: string };
+
+/** The sandbox processor's hosted pages and test controls; mounted only while STRIPE_SECRET_KEY is unset. */
+export default defineRoutes(
+  '/sandbox',
+  [
+    route<Id>({
+      method: 'get',
+      path: '/checkout/:id',
+      summary: 'Sandbox hosted checkout page',
+      description: 'What the session charges (line items, amount, currency, mode) and two forms: complete and cancel.',
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      produces: 'text/html',
+      errors: [404],
+      handler: async ({ ctx, params, res }) => {
+        const s = await checkoutSession(ctx, params.id);
+        res.setHeader('Content-Security-Policy', pageCsp([s.success_url, s.cancel_url]));
+        res.setHeader('Cache-Control', 'no-store');
+        res.type('html').send(checkoutPage(s));
+      },
+    }),
+    route<Id, Record<string, never>, Record<string, unknown>>({
+      method: 'post',
+      path: '/checkout/:id/complete',
+      summary: 'Sandbox checkout: pay',
+      description: `Completes the session as its mode says (payment: a succeeded PaymentIntent and charge, \`checkout.session.completed\` and \`payment_intent.succeeded\`; subscription: an active subscription, \`checkout.session.completed\` and \`invoice.paid\`; setup: a succeeded SetupIntent and \`checkout.session.completed\`), then 303 to the success URL. ${DELIVERY_NOTE}`,
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      consumes: FORM,
+      status: 303,
+      errors: [404, 409],
+      handler: async ({ ctx, params, res }) => {
+        const out = await runAndDeliver(ctx, () => sandboxActions.completeCheckout(ctx.db, params.id));
+        res.redirect(303, out.redirect);
+      },
+    }),
+    route<Id, Record<string, never>, Record<string, unknown>>({
+      method: 'post',
+      path: '/checkout/:id/cancel',
+      summary: 'Sandbox checkout: cancel',
+      description: `Expires the session (\`checkout.session.expired\`), then 303 to the cancel URL. ${DELIVERY_NOTE}`,
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      consumes: FORM,
+      status: 303,
+      errors: [404, 409],
+      handler: async ({ ctx, params, res }) => {
+        const out = await runAndDeliver(ctx, () => sandboxActions.cancelCheckout(ctx.db, params.id));
+        res.redirect(303, out.redirect);
+      },
+    }),
+    route<Id, Record<string, never>, { outcome: 'succeeded' | 'failed' }>({
+      method: 'post',
+      path: '/payment-intents/:id/confirm',
+      summary: 'Sandbox: confirm a PaymentIntent (stands in for Stripe.js)',
+      description: `\`succeeded\` charges it (\`payment_intent.succeeded\` with \`latest_charge\`, \`amount_received\`); \`failed\` declines the card (\`payment_intent.payment_failed\`; it may be confirmed again). 409 once succeeded or canceled. ${DELIVERY_NOTE}`,
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      body: confirmBody,
+      response: confirmResponse,
+      errors: [404, 409],
+      handler: async ({ ctx, params, body }) => {
+        const out = await runAndDeliver(ctx, () => sandboxActions.confirmPaymentIntent(ctx.db, params.id, body.outcome));
+        return { data: { id: out.id, status: out.status, webhook_delivered: out.delivered } };
+      },
+    }),
+    route<Id, Record<string, never>, { amount_cents?: number }>({
+      method: 'post',
+      path: '/payment-intents/:id/refund',
+      summary: 'Sandbox: refund a succeeded PaymentIntent',
+      description: `Refunds \`amount_cents\` (default: all that is left) and delivers \`charge.refunded\` (the charge with the cumulative \`amount_refunded\` and its \`refunds\`). ${DELIVERY_NOTE}`,
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      body: refundBody,
+      response: refundResponse,
+      errors: [404, 409],
+      handler: async ({ ctx, params, body }) => {
+        const out = await runAndDeliver(ctx, () => sandboxActions.refundPaymentIntent(ctx.db, params.id, body.amount_cents));
+        return { data: { id: out.id, refund_id: out.refund_id, amount_refunded_cents: out.amount_refunded, webhook_delivered: out.delivered } };
+      },
+    }),
+    route<Id, { return_url?: string }>({
+      method: 'get',
+      path: '/connect/:id',
+      summary: 'Sandbox Connect onboarding page',
+      description: 'A form that completes onboarding of the connected account; `return_url` (on the site\'s origin, else the site\'s home) is where it returns.',
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      query: connectQuery,
+      produces: 'text/html',
+      errors: [404],
+      handler: async ({ ctx, params, query, res }) => {
+        const account = await connectedAccount(ctx, params.id);
+        const back = onboardingReturnUrl(ctx.config.SITE_URL, query.return_url);
+        res.setHeader('Content-Security-Policy', pageCsp([back]));
+        res.setHeader('Cache-Control', 'no-store');
+        res.type('html').send(connectPage(account, back));
+      },
+    }),
+    route<Id, { return_url?: string }, Record<string, unknown>>({
+      method: 'post',
+      path: '/connect/:id/complete',
+      summary: 'Sandbox Connect onboarding: complete',
+      description: `Enables charges and payouts, marks details submitted, delivers \`account.updated\` (a Connect event: \`account\` is the account id), then 303 to \`return_url\`. ${DELIVERY_NOTE}`,
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      query: connectQuery,
+      consumes: FORM,
+      status: 303,
+      errors: [404],
+      handler: async ({ ctx, params, query, res }) => {
+        await runAndDeliver(ctx, () => sandboxActions.completeOnboarding(ctx.db, params.id));
+        res.redirect(303, onboardingReturnUrl(ctx.config.SITE_URL, query.return_url));
+      },
+    }),
+  ],
+  { tag: 'sandbox', root: true },
+);
