@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
 import { createContext } from '../src/context';
@@ -20,28 +20,14 @@ import { createLogger } from '../src/infra/logger';
 import { resolveLocation } from '../src/integrations/geo';
 import { registerJobs } from '../src/jobs';
 import { runLoad, type LoadResult } from './load';
-import { seed } from './seed';
+import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const BENCH_DB = 'cf_bench';
 
 const log = (m: string) => process.stdout.write(`[bench] ${m}\n`);
-
-async function benchDatabaseUrl(): Promise<string | undefined> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return undefined; // embedded cluster under .data/bench
-  const admin = new Client({ connectionString: base });
-  await admin.connect();
-  const exists = await admin.query('select 1 from pg_database where datname = $1', [BENCH_DB]);
-  if (exists.rowCount === 0) await admin.query(`create database ${BENCH_DB}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${BENCH_DB}`;
-  return u.toString();
-}
 
 const CITIES = ['Austin, TX', 'New York, NY', 'Los Angeles, CA', 'Chicago, IL', 'Houston, TX', 'Phoenix, AZ', 'London', 'Kyiv', 'Madrid', 'Toronto'];
 // The seed combines its 60 words by fixed strides, so many word pairs never share a campaign. These
@@ -66,13 +52,7 @@ async function main() {
   const db = handle.db;
   log(`database: ${handle.embedded ? 'embedded' : 'DATABASE_URL/' + BENCH_DB}`);
 
-  const have = Number((await db.raw(`select count(*) n from fundraisers where slug like 'bench-%'`)).rows[0].n);
-  if (have < N || process.env.BENCH_RESEED) {
-    await db.raw(`delete from fundraisers where slug like 'bench-%'`);
-    const t0 = Date.now();
-    await seed(db, N, log);
-    log(`seeded ${N} campaigns in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  } else log(`reusing ${have} seeded campaigns`);
+  await ensureSeeded(db, N, log);
 
   const stats = (
     await db.raw(`select count(*)::int total,
@@ -245,7 +225,10 @@ function writeResults(r: {
       ...p.queries.flatMap((q, i) => [`Query ${i + 1}:`, '', '```sql', q.sql, '```', '', '```', q.plan, '```', '']),
     ]),
   ].join('\n');
-  fs.writeFileSync(path.join(__dirname, 'RESULTS.md'), md + '\n');
+  const file = path.join(__dirname, 'RESULTS.md');
+  // The side-by-side section belongs to bench/compare.ts: kept as it is.
+  const kept = fs.existsSync(file) ? /<!-- compare:start -->[\s\S]*<!-- compare:end -->/.exec(fs.readFileSync(file, 'utf8'))?.[0] : undefined;
+  fs.writeFileSync(file, md + '\n' + (kept ? `\n${kept}\n` : ''));
 }
 
 main().catch((err) => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import { queryRows, type Db } from '../../db/knex';
 import { totalsColumns, totalsFromRow } from '../fundraisers/totals';
 import type { Lang } from '../fundraisers/fundraisers.schemas';
 import type { StatusFilter } from './discovery.params';
@@ -191,7 +191,8 @@ async function listCardsIn(db: Q, f: ListFilter, mode: SearchMode, opts: ListOpt
     : [...bindings, ...orderBindings, f.limit, f.offset];
 
   // row_number() over the ordered, limited page keeps its order through the joins below.
-  const r = await db.raw(
+  const raw = await queryRows(
+    db,
     `with page as materialized (select s.*, row_number() over () as ord from (${pageSql}) s)
      select page.ord, page.n as total_count, page.distance_mi,
         f.id, coalesce(tr.title, f.title) as title, f.slug, coalesce(tr.summary, f.summary) as summary,
@@ -206,9 +207,8 @@ async function listCardsIn(db: Q, f: ListFilter, mode: SearchMode, opts: ListOpt
       left join categories c on c.id = f.category_id
       left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language
       order by page.ord`,
-    [...pageBindings, lang, f.lang ?? ''] as any[],
+    [...pageBindings, lang, f.lang ?? ''],
   );
-  const raw = r.rows as Array<Record<string, unknown>>;
   const rows: CardRow[] = raw.map((x) => {
     const t = totalsFromRow(x);
     const card = {

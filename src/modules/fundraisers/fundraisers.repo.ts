@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import { queryRows, type Db } from '../../db/knex';
 import { SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
 import { slugify, slugSuffix } from './slug';
 import { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
@@ -109,7 +109,8 @@ export async function readDetail(
   lang: Lang | undefined,
 ): Promise<{ row: FundraiserRow; extras: DetailExtras } | undefined> {
   const withTr = lang !== undefined;
-  const r = await db.raw(
+  const [x] = await queryRows(
+    db,
     `select ${ROW_COLUMNS.map((c) => `f.${c}`).join(', ')}, ${totalsColumns('f')},
         coalesce(c.names->>coalesce(?::text, f.source_language), c.names->>'en', c.slug) as x_category_name,
         u.id as x_owner_id, u.name as x_owner_name, u.avatar as x_owner_avatar,
@@ -122,7 +123,6 @@ export async function readDetail(
       where ${'id' in by ? 'f.id = ?' : 'f.slug = ?'}`,
     [lang ?? null, ...(withTr ? [lang] : []), 'id' in by ? by.id : by.slug.toLowerCase()],
   );
-  const x = r.rows[0] as Record<string, unknown> | undefined;
   if (!x) return undefined;
   const row = {} as Record<string, unknown>;
   for (const c of ROW_COLUMNS) row[c] = x[c];

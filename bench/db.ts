@@ -1,0 +1,32 @@
+import { Client } from 'pg';
+import type { Db } from '../src/db/knex';
+import { seed } from './seed';
+
+export const BENCH_DB = 'cf_bench';
+
+/** DATABASE_URL's server with the bench database (created when missing); undefined = embedded Postgres. */
+export async function benchDatabaseUrl(): Promise<string | undefined> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return undefined; // embedded cluster under .data/bench
+  const admin = new Client({ connectionString: base });
+  await admin.connect();
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [BENCH_DB]);
+  if (exists.rowCount === 0) await admin.query(`create database ${BENCH_DB}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${BENCH_DB}`;
+  return u.toString();
+}
+
+/** Seeds `n` bench campaigns unless they are there already (or BENCH_RESEED is set). */
+export async function ensureSeeded(db: Db, n: number, log: (m: string) => void): Promise<void> {
+  const have = Number((await db.raw(`select count(*) n from fundraisers where slug like 'bench-%'`)).rows[0].n);
+  if (have >= n && !process.env.BENCH_RESEED) {
+    log(`reusing ${have} seeded campaigns`);
+    return;
+  }
+  await db.raw(`delete from fundraisers where slug like 'bench-%'`);
+  const t0 = Date.now();
+  await seed(db, n, log);
+  log(`seeded ${n} campaigns in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
