@@ -3,6 +3,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import * as repo from '../fundraisers/fundraisers.repo';
 import { buildDetail } from '../fundraisers/serialize';
+import { invalidateListTotals } from '../discovery/list-cache';
 import { forgetTrustStatus } from '../fundraisers/trust-status';
 
 /** Pending campaigns, oldest submission first, with the owner-level detail (incl. trustStatus). */
@@ -40,6 +41,7 @@ async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 
     });
   });
   await forgetTrustStatus(ctx, id);
+  if (to === 'active') await invalidateListTotals(ctx);
   return { data: await buildDetail(ctx, updated, { actor, slugRead: false, includePrivate: true }) };
 }
 

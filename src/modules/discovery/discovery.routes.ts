@@ -5,6 +5,7 @@ import { lookupZip } from '../../integrations/geo';
 import { percentageFunded } from '../fundraisers/serialize';
 import * as params from './discovery.params';
 import * as repo from './discovery.repo';
+import { atLeastPage, listTotalKey } from './list-cache';
 import { boundedSearch } from './search-limit';
 import {
   categoriesResponse,
@@ -92,14 +93,15 @@ export default defineRoutes(
         // The total of a broad filter (no q, no near) is O(campaigns) to count: served from a
         // 30-second cache (the spec allows card counts up to 30 s stale). Few keys: status x category x projects.
         const broad = !filter.q && !filter.near;
-        const key = `discovery:total:${filter.status}:${categoryIds?.join('.') ?? '*'}:${String(filter.projects)}`;
+        // Campaign writes bump the keys' version (list-cache.ts), so create, publish and delete show at once.
+        const key = broad ? await listTotalKey(ctx, `${filter.status}:${categoryIds?.join('.') ?? '*'}:${String(filter.projects)}`) : '';
         // A cached total lets the page be one query with no count; on a miss the same query counts.
         const knownTotal = broad ? await ctx.cache.get<number>(key) : undefined;
         const { rows, total } = filter.q
           ? await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter))
           : await repo.listCards(db, filter, { knownTotal });
         if (broad && knownTotal === undefined) await ctx.cache.set(key, total, TOTAL_TTL_SECONDS);
-        const body = { data: rows.map(toCard), pagination: { ...pagination, total } };
+        const body = { data: rows.map(toCard), pagination: { ...pagination, total: atLeastPage(total, filter.offset, rows.length) } };
         // Cards are the same for every caller; the language may come from the cookie or Accept-Language.
         return sendCacheable(req, res, body, { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE, vary: ['Accept-Language'] });
       },

@@ -8,6 +8,7 @@ import type { ReviewResult } from '../../integrations/review';
 import { saveReview } from '../../integrations/review/review.repo';
 import { COVER_TINT_QUEUE } from '../../jobs/cover-tint';
 import { enqueue } from '../../jobs/queue';
+import { invalidateListTotals } from '../discovery/list-cache';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
 import { langOr, type CreateBody, type UpdateBody, type WritableFields } from './fundraisers.schemas';
@@ -134,8 +135,12 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
     await afterWrite(ctx, trx, inserted, review, true);
     return inserted;
   });
+  if (row.status === 'active') await invalidateListTotals(ctx);
   return row;
 }
+
+/** Columns that decide whether (and where) a campaign is counted in the public list. */
+const LISTED_BY = ['status', 'visibility', 'category_id', 'is_project', 'end_date'];
 
 function changed(row: FundraiserRow, columns: Record<string, unknown>, key: string): boolean {
   if (!(key in columns)) return false;
@@ -202,6 +207,7 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string
     return next;
   });
   if (review) await forgetTrustStatus(ctx, row.id);
+  if (LISTED_BY.some((k) => k in patch)) await invalidateListTotals(ctx);
   return updated;
 }
 
@@ -213,6 +219,7 @@ export async function deleteFundraiser(ctx: AppContext, actor: Actor, id: string
     throw new ApiError(400, 'Bad request', 'A campaign that has collected funds cannot be deleted', { code: 'FUNDS_COLLECTED' });
   }
   await repo.update(ctx.db, row.id, { deleted_at: ctx.db.fn.now() });
+  await invalidateListTotals(ctx);
   return { message: 'Fundraiser deleted', id: row.id };
 }
 
