@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { recordEvents, sandboxEvent, type SandboxEvent } from './sandbox-delivery';
 import { chargeObject, nowS, periodEnd, sbId, sessionView } from './sandbox-objects';
-import { createObject, getObject, updateObject } from './sandbox.repo';
+import { createObject, updateObject } from './sandbox.repo';
 
 /**
  * What the sandbox's pages and test endpoints do to its objects: each action changes the

@@ -95,7 +95,9 @@ export class StripeProcessor implements PaymentProcessor {
 
   async createConnectedAccount(input: { email?: string | null; metadata: Record<string, string>; idempotencyKey: string }): Promise<ConnectedAccount> {
     const acct = await this.stripe.accounts.create(
-      { type: 'express', email: input.email ?? undefined, metadata: input.metadata },
+      // Separate charges and transfers: the platform charges, the account only receives transfers
+      // (Stripe refuses an Express account that requests no capability).
+      { type: 'express', email: input.email ?? undefined, metadata: input.metadata, capabilities: { transfers: { requested: true } } },
       { idempotencyKey: input.idempotencyKey },
     );
     return pick(acct);
