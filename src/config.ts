@@ -31,6 +31,8 @@ const schema = z.object({
   // webhook route on 127.0.0.1:PORT) and how long a connected account's payout takes to settle.
   SANDBOX_WEBHOOK_URL: url.optional(),
   SANDBOX_PAYOUT_DELAY_S: z.coerce.number().int().min(0).max(30 * 86_400).default(60),
+  // The platform's fee on the campaign's part of each gift, in basis points (0 = tips fund the platform).
+  PLATFORM_FEE_BPS: z.coerce.number().int().min(0).max(5_000).default(0),
   CAPTCHA_SECRET: z.string().min(1).optional(),
   CAPTCHA_VERIFY_URL: url.default('https://www.google.com/recaptcha/api/siteverify'),
   OAUTH_PROVIDER_A_ISSUER: url.optional(),

@@ -1,8 +1,9 @@
 import type { Subscriber } from './index';
 import { notificationSubscribers } from '../modules/notifications';
+import { donationSubscribers } from '../modules/donations';
 
 /**
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers];

@@ -9,6 +9,7 @@ import { saveReview } from '../../integrations/review/review.repo';
 import { COVER_TINT_QUEUE } from '../../jobs/cover-tint';
 import { enqueue } from '../../jobs/queue';
 import { invalidateListTotals } from '../discovery/list-cache';
+import { hasCollectedMoney } from '../donations';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
 import { langOr, type CreateBody, type UpdateBody, type WritableFields } from './fundraisers.schemas';
@@ -16,7 +17,6 @@ import { LIMITS } from './limits';
 import { candidateOf, gateFailed, reviewCandidate, runPublishGate } from './publish-gate';
 import { canRead, toIsoDate } from './serialize';
 import { sanitizeStory } from './story-html';
-import { totalsOf } from './totals';
 import { planTransition } from './transitions';
 import { forgetTrustStatus } from './trust-status';
 
@@ -164,8 +164,8 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string
   const draftOnlyEdit = row.status === 'draft' && (to === undefined || to === 'draft');
   if (!draftOnlyEdit) requireVerifiedEmail({ emailVerified: owner.email_verified });
 
-  const totals = await totalsOf(ctx.db, row.id);
-  const plan = planTransition(row.status, to, totals.total_raised_cents > 0);
+  // Once any gift was paid the campaign has collected money, even if it was refunded since.
+  const plan = planTransition(row.status, to, await hasCollectedMoney(ctx.db, row.id));
   const columns = await columnsFor(ctx, body);
   const merged = { ...row, ...columns } as Record<string, unknown>;
   const contentChanged = CONTENT_FIELDS.some((k) => changed(row, columns, k));
@@ -214,8 +214,7 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string
 /** DELETE /fundraisers/:id: soft delete by the owner; refused once money was collected. */
 export async function deleteFundraiser(ctx: AppContext, actor: Actor, id: string): Promise<{ message: string; id: string }> {
   const row = await ownCampaign(ctx, actor, id);
-  const totals = await totalsOf(ctx.db, row.id);
-  if (totals.total_raised_cents > 0 || Number(row.raised_cents) > 0) {
+  if (Number(row.raised_cents) > 0 || (await hasCollectedMoney(ctx.db, row.id))) {
     throw new ApiError(400, 'Bad request', 'A campaign that has collected funds cannot be deleted', { code: 'FUNDS_COLLECTED' });
   }
   await repo.update(ctx.db, row.id, { deleted_at: ctx.db.fn.now() });

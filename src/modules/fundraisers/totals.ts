@@ -28,18 +28,20 @@ const T = {
 /**
  * The one SQL definition of campaign money totals, as select-list expressions over the
  * fundraisers row aliased `alias`. Hot reads embed it in their single query; fundraiserTotals()
- * uses it too, so backing the totals with ledger-maintained counters is a change here only.
- * Until donations exist: the counters stored on fundraisers (all zero); tips and the 24-hour count 0.
+ * uses it too. Money comes from the counters the ledger postings keep on fundraisers (raised,
+ * tips, donation and donor counts); the 24-hour count is an index range scan of the campaign's
+ * paid gifts (donations_fundraiser_paid_idx), evaluated only for the rows a read returns.
  */
 export function totalsColumns(alias: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`bad SQL alias ${alias}`);
   const a = alias;
   return [
     `${a}.raised_cents::bigint as ${T.total_raised_cents}`,
-    `0::bigint as ${T.total_tips_cents}`,
+    `${a}.tips_cents::bigint as ${T.total_tips_cents}`,
     `${a}.donor_count::int as ${T.donor_count}`,
     `${a}.donation_count::int as ${T.donation_count}`,
-    `0::int as ${T.donations_last_24h}`,
+    `(select count(*) from donations t24 where t24.fundraiser_id = ${a}.id and t24.status = 'paid'
+       and t24.paid_at > now() - interval '24 hours')::int as ${T.donations_last_24h}`,
   ].join(', ');
 }
 

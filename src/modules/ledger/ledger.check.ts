@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { accounts, RAISED_KINDS } from './accounts';
 import { campaignFigures, unbalancedGroups } from './ledger.repo';
+import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations } from '../donations';
 
 /** One integrity check: answers the differences it finds (empty = clean). */
 export type LedgerCheck = (db: Db) => Promise<string[]>;
@@ -28,6 +29,10 @@ const campaignCounters: LedgerCheck = async (db) => {
 export const ledgerChecks: Record<string, LedgerCheck> = {
   'groups balance': groupsBalance,
   'campaign counters': campaignCounters,
+  // Arrows: the donations module imports the ledger, so this module may load first.
+  'donation counters': (db) => campaignCountersVsDonations(db),
+  'donor rows': (db) => donorRowsVsDonations(db),
+  'donations vs ledger': (db) => donationsVsLedger(db),
 };
 
 export async function checkLedger(db: Db): Promise<string[]> {

@@ -13,7 +13,14 @@ export type WebhookOutcome = 'applied' | 'ignored' | 'duplicate';
  * the record commit together (exactly once). Throw to roll back and answer 500 (the processor
  * retries); throw `RetryLater` when the event arrived before something it depends on.
  */
-export type WebhookHandler = (ctx: AppContext, event: ProcessorEvent, trx: Knex.Transaction) => Promise<WebhookOutcome | void>;
+export type WebhookHandler = ((ctx: AppContext, event: ProcessorEvent, trx: Knex.Transaction, prefetched?: unknown) => Promise<WebhookOutcome | void>) & {
+  /**
+   * Optional processor reads (e.g. a charge's fee) run BEFORE the transaction opens, so no
+   * connection or row lock is held across a network call; the result is the handler's
+   * `prefetched` argument. It may run for a duplicate too, so it must only read.
+   */
+  prefetch?: (ctx: AppContext, event: ProcessorEvent) => Promise<unknown>;
+};
 
 /** A module's handlers, keyed by processor event type; collected in webhooks/handlers.ts. */
 export type WebhookHandlerMap = Record<string, WebhookHandler>;

@@ -1,0 +1,30 @@
+import { on, type Subscriber } from '../../events';
+import { queueComposedMail } from '../../integrations/mail';
+import { receiptMail } from './donations.mail';
+
+/**
+ * donation.paid -> the donor's receipt mail, queued in the subscriber's own exactly-once
+ * transaction. The holder's `donation_received` notification is the notifications module's.
+ */
+export const donationSubscribers: Subscriber[] = [
+  on('donation.paid', 'donations.receipt-mail', async (ctx, p, trx) => {
+    if (!p.donor_email) return;
+    const row = await trx('donations as d')
+      .join('fundraisers as f', 'f.id', 'd.fundraiser_id')
+      .where('d.id', p.donation_id)
+      .first('d.locale', 'f.title');
+    if (!row) return;
+    await queueComposedMail(
+      trx,
+      receiptMail(ctx.config.SITE_URL, {
+        to: p.donor_email,
+        locale: row.locale,
+        campaign: row.title,
+        amount_cents: p.amount_cents,
+        tip_cents: p.tip_cents,
+        currency: p.currency,
+        receipt_id: p.receipt_id,
+      }),
+    );
+  }),
+];

@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+
+type Q = Db | Knex.Transaction;
+
+export type DonationStatus = 'pending' | 'paid' | 'failed' | 'refunded';
+
+export interface DonationRow {
+  id: string;
+  fundraiser_id: string;
+  donor_user_id: string | null;
+  donor_email: string | null;
+  donor_name: string | null;
+  anonymous: boolean;
+  message: string | null;
+  amount_cents: number;
+  tip_cents: number;
+  currency: string;
+  status: DonationStatus;
+  method: 'payment_intent' | 'checkout';
+  processor_payment_intent_id: string | null;
+  processor_checkout_session_id: string | null;
+  processor_charge_id: string | null;
+  refunded_cents: number;
+  disputed_cents: number;
+  processor_fee_cents: number;
+  platform_fee_cents: number;
+  dispute_status: 'open' | 'won' | 'lost' | null;
+  receipt_id: string;
+  locale: string;
+  paid_at: Date | null;
+  created_at: Date;
+}
+
+const MONEY = ['amount_cents', 'tip_cents', 'refunded_cents', 'disputed_cents', 'processor_fee_cents', 'platform_fee_cents'] as const;
+
+/** pg answers bigint as text; every money column is a safe integer of cents here. */
+function toRow(r: Record<string, any> | undefined): DonationRow | undefined {
+  if (!r) return undefined;
+  const out = { ...r } as Record<string, any>;
+  for (const k of MONEY) out[k] = Number(r[k]);
+  return out as DonationRow;
+}
+
+export async function insertDonation(db: Q, row: Record<string, unknown>): Promise<DonationRow> {
+  const [r] = await db('donations').insert(row).returning('*');
+  return toRow(r)!;
+}
+
+export async function setProcessorIds(db: Q, id: string, ids: { pi?: string | null; cs?: string | null }): Promise<void> {
+  const patch: Record<string, unknown> = { updated_at: db.fn.now() };
+  if (ids.pi) patch.processor_payment_intent_id = ids.pi;
+  if (ids.cs) patch.processor_checkout_session_id = ids.cs;
+  await db('donations').where({ id }).update(patch);
+}
+
+/** Records the PaymentIntent behind a checkout once the processor names it (never overwrites). */
+export async function notePaymentIntent(db: Q, id: string, pi: string): Promise<void> {
+  await db('donations').where({ id }).whereNull('processor_payment_intent_id').update({ processor_payment_intent_id: pi });
+}
+
+export async function findById(db: Q, id: string, forUpdate = false): Promise<DonationRow | undefined> {
+  const q = db('donations').where({ id });
+  if (forUpdate) q.forUpdate();
+  return toRow(await q.first());
+}
+
+/** The gift a processor object names: by its own id columns, in order (PaymentIntent, Checkout Session, charge). */
+export async function findByProcessorIds(
+  db: Q,
+  ids: { pi?: string | null; cs?: string | null; charge?: string | null },
+  forUpdate = false,
+): Promise<DonationRow | undefined> {
+  const pairs: Array<[string, string | null | undefined]> = [
+    ['processor_payment_intent_id', ids.pi],
+    ['processor_checkout_session_id', ids.cs],
+    ['processor_charge_id', ids.charge],
+  ];
+  for (const [col, v] of pairs) {
+    if (!v) continue;
+    const q = db('donations').where(col, v);
+    if (forUpdate) q.forUpdate();
+    const r = toRow(await q.first());
+    if (r) return r;
+  }
+  return undefined;
+}
+
+/** pending -> failed; false when the gift had already moved on. */
+export async function markFailed(db: Q, id: string): Promise<boolean> {
+  const n = await db('donations').where({ id, status: 'pending' }).update({ status: 'failed', failed_at: db.fn.now(), updated_at: db.fn.now() });
+  return n > 0;
+}
+
+/** pending -> paid: the one statement that decides whether this settlement happens (idempotent). */
+export async function markPaid(
+  trx: Knex.Transaction,
+  id: string,
+  f: { pi: string | null; charge: string | null; fee: number; platformFee: number },
+): Promise<DonationRow | undefined> {
+  const [r] = await trx('donations')
+    .where({ id, status: 'pending' })
+    .update({
+      status: 'paid',
+      paid_at: trx.fn.now(),
+      updated_at: trx.fn.now(),
+      processor_payment_intent_id: trx.raw('coalesce(processor_payment_intent_id, ?)', [f.pi]),
+      processor_charge_id: trx.raw('coalesce(processor_charge_id, ?)', [f.charge]),
+      processor_fee_cents: f.fee,
+      platform_fee_cents: f.platformFee,
+    })
+    .returning('*');
+  return toRow(r);
+}
+
+export async function updateReduction(
+  trx: Knex.Transaction,
+  id: string,
+  patch: { refunded_cents: number; disputed_cents: number; dispute_status: DonationRow['dispute_status']; refunded: boolean; charge: string | null },
+): Promise<void> {
+  await trx('donations')
+    .where({ id })
+    .update({
+      refunded_cents: patch.refunded_cents,
+      disputed_cents: patch.disputed_cents,
+      dispute_status: patch.dispute_status,
+      processor_charge_id: trx.raw('coalesce(processor_charge_id, ?)', [patch.charge]),
+      ...(patch.refunded ? { status: 'refunded', refunded_at: trx.fn.now() } : {}),
+      updated_at: trx.fn.now(),
+    });
+}
+
+export async function setDisputeStatus(trx: Knex.Transaction, id: string, status: DonationRow['dispute_status']): Promise<void> {
+  await trx('donations').where({ id }).update({ dispute_status: status, updated_at: trx.fn.now() });
+}
+
+/** Who counts as one donor of a campaign: the account, else the address, else the gift itself. */
+export function donorKey(d: Pick<DonationRow, 'id' | 'donor_user_id' | 'donor_email'>): string {
+  return d.donor_user_id ?? (d.donor_email ? d.donor_email.toLowerCase() : d.id);
+}
+
+/** Counts one more (or one fewer) paid gift of a donor; answers the campaign's donor_count delta. */
+export async function bumpDonor(trx: Knex.Transaction, fundraiserId: string, key: string, by: 1 | -1): Promise<number> {
+  if (by === 1) {
+    const { rows } = await trx.raw(
+      `insert into fundraiser_donors (fundraiser_id, donor_key, paid_count) values (?, ?, 1)
+       on conflict (fundraiser_id, donor_key) do update set paid_count = fundraiser_donors.paid_count + 1
+       returning paid_count`,
+      [fundraiserId, key],
+    );
+    return Number(rows[0].paid_count) === 1 ? 1 : 0;
+  }
+  const [r] = await trx('fundraiser_donors')
+    .where({ fundraiser_id: fundraiserId, donor_key: key })
+    .andWhere('paid_count', '>', 0)
+    .decrement('paid_count', 1)
+    .returning('paid_count');
+  return r && Number(r.paid_count) === 0 ? -1 : 0;
+}
+
+/** Whether any gift to the campaign was ever paid (refunded ones included): it "has collected money". */
+export async function anyPaidDonation(db: Q, fundraiserId: string): Promise<boolean> {
+  const { rows } = await db.raw('select exists (select 1 from donations where fundraiser_id = ? and paid_at is not null) as e', [fundraiserId]);
+  return Boolean(rows[0]?.e);
+}

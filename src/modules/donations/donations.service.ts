@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import { ApiError } from '../../http/errors';
+import { requireVerifiedEmail } from '../../http/verified-email';
+import { verifyCaptchaToken } from '../../integrations/captcha/verify';
+import { requestLocale } from '../../integrations/mail';
+import { findById as findFundraiser, userProfile, type FundraiserRow } from '../fundraisers/fundraisers.repo';
+import { canRead } from '../fundraisers/serialize';
+import { plainText } from '../fundraisers/story-html';
+import * as repo from './donations.repo';
+import type { DonationRow } from './donations.repo';
+import type { CheckoutBody, IntentBody } from './donations.schemas';
+
+const notAccepting = () =>
+  new ApiError(400, 'Bad request', 'This campaign is not accepting donations', { code: 'FUNDRAISER_NOT_ACCEPTING_DONATIONS' });
+
+const invalid = (path: string, message: string) =>
+  new ApiError(400, 'Validation failed', `${path}: ${message}`, { details: [{ path, message }] });
+
+/** Only an active, non-deleted campaign the caller may read takes money (unknown ones neither). */
+async function acceptingCampaign(ctx: AppContext, actor: Actor | null, id: string): Promise<FundraiserRow> {
+  const f = await findFundraiser(ctx.db, id);
+  if (!f || f.deleted_at || f.status !== 'active' || !canRead(f, actor)) throw notAccepting();
+  return f;
+}
+
+/**
+ * Guests prove they are people when CAPTCHA is configured: a passing `captchaToken`. Native-app
+ * attestation (`X-App-Attestation`) is not accepted: APP_ATTESTATION_KEYS is not supported yet,
+ * which decisions.md defines as "no attestation is accepted".
+ */
+async function checkGuestCaptcha(ctx: AppContext, req: Request, actor: Actor | null, token: string | undefined): Promise<void> {
+  if (actor || !ctx.config.CAPTCHA_SECRET) return;
+  const ok = token ? await verifyCaptchaToken(ctx.config, token.trim(), req.ip, ctx.log) : false;
+  if (!ok) throw new ApiError(403, 'CAPTCHA verification failed', 'Complete the CAPTCHA and try again.', { captchaFailed: true });
+}
+
+/** The donor's message as plain text (markup dropped, as comments), or null when nothing is left. */
+function cleanMessage(message: string | null | undefined): string | null {
+  if (!message) return null;
+  const text = plainText(message);
+  if (text === null) throw invalid('body.message', 'too many levels of HTML entity encoding');
+  return text || null;
+}
+
+/** A return URL must stay on the site (no open redirect through the processor). */
+function siteUrl(ctx: AppContext, value: string | undefined, path: string): string | null {
+  if (!value) return null;
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw invalid(path, 'must be a URL');
+  }
+  if (u.origin !== new URL(ctx.config.SITE_URL).origin) throw invalid(path, `must be on ${new URL(ctx.config.SITE_URL).origin}`);
+  return u.toString();
+}
+
+/** The pending row, written before any processor call: its id is the idempotency key and the metadata link. */
+async function pendingRow(
+  ctx: AppContext,
+  req: Request,
+  actor: Actor | null,
+  body: IntentBody,
+  method: DonationRow['method'],
+  urls: { success_url?: string | null; cancel_url?: string | null } = {},
+) {
+  const f = await acceptingCampaign(ctx, actor, body.fundraiser_id);
+  if (!actor && !body.donor_email) throw invalid('body.donor_email', 'a guest must give donor_email');
+  await checkGuestCaptcha(ctx, req, actor, body.captchaToken);
+  const profileName = actor ? ((await userProfile(ctx.db, actor.userId))?.name ?? null) : null;
+  const row = await repo.insertDonation(ctx.db, {
+    fundraiser_id: f.id,
+    donor_user_id: actor?.userId ?? null,
+    // A signed-in donor's receipts go to the account's address.
+    donor_email: actor ? actor.email : body.donor_email!.toLowerCase(),
+    donor_name: body.donor_name?.trim() || profileName,
+    anonymous: body.anonymous ?? false,
+    message: cleanMessage(body.message),
+    amount_cents: body.amount_cents,
+    tip_cents: body.tip_cents ?? 0,
+    currency: f.currency,
+    status: 'pending',
+    method,
+    receipt_id: randomBytes(24).toString('base64url'),
+    locale: requestLocale(req) ?? 'en',
+    success_url: urls.success_url ?? null,
+    cancel_url: urls.cancel_url ?? null,
+  });
+  return { f, row };
+}
+
+/**
+ * A processor failure fails the pending row (never a dangling state) and answers 503 when the
+ * processor could not be reached, 502 when it refused.
+ */
+async function processorCall<T>(ctx: AppContext, row: DonationRow, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    await repo.markFailed(ctx.db, row.id);
+    const type = String((err as { type?: unknown })?.type ?? '');
+    ctx.log.warn({ donationId: row.id, err: (err as Error)?.message, type }, 'payment processor call failed');
+    const unreachable = /Connection|RateLimit|APIError/.test(type) || !type;
+    throw new ApiError(unreachable ? 503 : 502, 'Payment processor unavailable', 'The payment could not be started; please try again', {
+      code: unreachable ? 'PROCESSOR_UNAVAILABLE' : 'PROCESSOR_ERROR',
+    });
+  }
+}
+
+const metadata = (row: DonationRow) => ({ kind: 'donation', donation_id: row.id });
+
+/** POST /payments/create-intent: a PaymentIntent for the client to confirm (Stripe.js, or the sandbox). */
+export async function createIntent(ctx: AppContext, req: Request, actor: Actor | null, body: IntentBody) {
+  const { f, row } = await pendingRow(ctx, req, actor, body, 'payment_intent');
+  const pi = await processorCall(ctx, row, () =>
+    ctx.payments.createPaymentIntent({
+      amount_cents: row.amount_cents + row.tip_cents,
+      currency: f.currency,
+      metadata: metadata(row),
+      description: `Donation to ${f.title}`.slice(0, 200),
+      receipt_email: row.donor_email,
+      idempotencyKey: `donation:${row.id}`,
+    }),
+  );
+  await repo.setProcessorIds(ctx.db, row.id, { pi: pi.id });
+  return {
+    donation_id: row.id,
+    payment_intent_id: pi.id,
+    client_secret: pi.client_secret,
+    amount_cents: row.amount_cents,
+    tip_cents: row.tip_cents,
+    currency: row.currency,
+    status: 'pending' as const,
+  };
+}
+
+/** POST /donations: a Checkout Session; the payer returns to the campaign page by default. */
+export async function createCheckout(ctx: AppContext, req: Request, actor: Actor | null, body: CheckoutBody) {
+  if (actor) requireVerifiedEmail(actor);
+  const success = siteUrl(ctx, body.success_url, 'body.success_url');
+  const cancel = siteUrl(ctx, body.cancel_url, 'body.cancel_url');
+  const { f, row } = await pendingRow(ctx, req, actor, body, 'checkout', { success_url: success, cancel_url: cancel });
+  const back = `${ctx.config.SITE_URL}/fundraisers/${encodeURIComponent(f.slug)}?donation=${row.id}`;
+  const lineItems = [{ name: `Donation to ${f.title}`.slice(0, 200), amount_cents: row.amount_cents }];
+  if (row.tip_cents > 0) lineItems.push({ name: 'Tip to the platform', amount_cents: row.tip_cents });
+  const session = await processorCall(ctx, row, () =>
+    ctx.payments.createCheckoutSession({
+      mode: 'payment',
+      currency: f.currency,
+      line_items: lineItems,
+      metadata: metadata(row),
+      success_url: success ?? back,
+      cancel_url: cancel ?? back,
+      customer_email: row.donor_email,
+      idempotencyKey: `donation:${row.id}`,
+    }),
+  );
+  await repo.setProcessorIds(ctx.db, row.id, { cs: session.id });
+  return { donation_id: row.id, url: session.url, status: 'pending' as const };
+}
