@@ -1,6 +1,4 @@
 import { donationWebhooks } from '../donations';
-import { tipWebhooks } from '../tips';
-import { payoutWebhookHandlers } from '../payouts';
 import { byKind } from './by-kind';
 import type { WebhookHandlerMap } from './webhooks.types';
 
@@ -13,7 +11,5 @@ import type { WebhookHandlerMap } from './webhooks.types';
  * any kind's map, or be spread in beside it.
  */
 export const webhookHandlers: WebhookHandlerMap = {
-  ...byKind({ donation: donationWebhooks, tip: tipWebhooks }),
-  // Connected accounts and their payouts carry no payment kind; only the payouts module handles them.
-  ...payoutWebhookHandlers,
+  ...byKind({ donation: donationWebhooks }),
 };
