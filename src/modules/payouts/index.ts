@@ -1,0 +1,40 @@
+/**
+ * Earnings, connected accounts, transfers of settled gifts to them, payouts and each payout's
+ * split across the holder's campaigns (withdrawals).
+ */
+import type { Db } from '../../db/knex';
+import { withdrawalsOf } from './payouts.repo';
+
+export { default as payoutsRoutes } from './payouts.routes';
+export { default as processorAccountsRoutes } from './processor-accounts.routes';
+export { payoutWebhookHandlers } from './payouts.webhooks';
+export { payoutSubscribers } from './payouts.events';
+export { registerPayoutJobs } from './payouts.jobs';
+export { payoutLedgerCheck } from './payouts.check';
+export { splitProportionally } from './split';
+
+export interface Withdrawal {
+  id: string;
+  payout_id: string;
+  fundraiser_id: string;
+  amount_cents: number;
+  currency: string;
+  status: 'pending' | 'in_transit' | 'paid' | 'failed';
+  arrival_date: string | null;
+  created_at: string;
+}
+
+/** A campaign's shares of its holder's payouts, newest first (the project-updates feed shows them as `withdrawal` items). */
+export async function withdrawalsFor(db: Db, fundraiserId: string): Promise<Withdrawal[]> {
+  const rows = await withdrawalsOf(db, fundraiserId);
+  return rows.map((r: any) => ({
+    id: r.id,
+    payout_id: r.payout_id,
+    fundraiser_id: r.fundraiser_id,
+    amount_cents: Number(r.amount_cents),
+    currency: String(r.currency).toUpperCase(),
+    status: r.status,
+    arrival_date: r.arrival_date ?? null,
+    created_at: new Date(r.created_at).toISOString(),
+  }));
+}

@@ -1,0 +1,214 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+
+type Q = Db | Knex.Transaction;
+
+export type OwnerType = 'user' | 'organization';
+export type AccountStatus = 'onboarding' | 'active' | 'restricted';
+export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed';
+
+export interface AccountRow {
+  id: string;
+  owner_type: OwnerType;
+  owner_id: string;
+  charges_enabled: boolean;
+  payouts_enabled: boolean;
+  details_submitted: boolean;
+  status: AccountStatus;
+  synced_at: Date | null;
+  created_at: Date;
+}
+
+export interface PayoutRow {
+  id: string;
+  processor_payout_id: string;
+  processor_account_id: string;
+  amount_cents: number;
+  currency: string;
+  status: PayoutStatus;
+  arrival_date: string | null;
+  paid_group_id: string | null;
+  reversal_group_id: string | null;
+}
+
+const ACCOUNT_COLS = ['id', 'owner_type', 'owner_id', 'charges_enabled', 'payouts_enabled', 'details_submitted', 'status', 'synced_at', 'created_at'];
+const PAYOUT_COLS = [
+  'id', 'processor_payout_id', 'processor_account_id', 'amount_cents', 'currency', 'status',
+  'paid_group_id', 'reversal_group_id',
+];
+const arrival = (db: Q) => db.raw(`to_char(arrival_date, 'YYYY-MM-DD') as arrival_date`);
+
+// ---- connected accounts ----
+
+export async function accountsOf(db: Q, ownerType: OwnerType, ownerId: string): Promise<AccountRow[]> {
+  return db('processor_accounts').where({ owner_type: ownerType, owner_id: ownerId }).orderBy('created_at').select(ACCOUNT_COLS);
+}
+
+export async function accountById(db: Q, id: string, opts: { lock?: boolean } = {}): Promise<AccountRow | undefined> {
+  const q = db('processor_accounts').where({ id }).first(ACCOUNT_COLS);
+  if (opts.lock) q.forUpdate();
+  return q;
+}
+
+/** Inserts the account row once; a concurrent or repeated onboarding finds the same row. */
+export async function insertAccount(db: Q, row: Pick<AccountRow, 'id' | 'owner_type' | 'owner_id'> & Partial<AccountRow>): Promise<void> {
+  await db('processor_accounts').insert(row).onConflict('id').ignore();
+}
+
+export async function updateAccount(db: Q, id: string, patch: Partial<AccountRow>): Promise<void> {
+  await db('processor_accounts').where({ id }).update({ ...patch, updated_at: db.fn.now() });
+}
+
+// ---- transfers ----
+
+export async function transferForDonation(db: Q, donationId: string) {
+  return db('transfers').where({ donation_id: donationId }).first('id', 'processor_transfer_id', 'amount_cents');
+}
+
+export async function insertTransfer(
+  db: Q,
+  row: { processor_transfer_id: string; processor_account_id: string; fundraiser_id: string; donation_id: string | null; amount_cents: number; currency: string },
+): Promise<string> {
+  const [r] = await db('transfers').insert(row).returning('id');
+  return r.id;
+}
+
+/** A settled gift with what its campaign's ledger account still owes the holder for it. */
+export interface OwedGift {
+  donation_id: string;
+  fundraiser_id: string;
+  currency: string;
+  owed: number;
+}
+
+/**
+ * What the campaign's ledger account still owes the holder for one gift (donation less fees,
+ * refunds and disputes, less what was transferred), capped by the campaign's whole balance so
+ * a transfer never leaves the campaign owing the platform.
+ */
+export async function owedForDonation(db: Q, donationId: string): Promise<OwedGift | undefined> {
+  const { rows } = await db.raw(
+    `select d.id as donation_id, d.fundraiser_id, d.currency,
+            least(
+              -coalesce((select sum(amount_cents) from ledger_entries e
+                          where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id), 0),
+              -coalesce((select sum(amount_cents) from ledger_entries e
+                          where e.account = 'liability:campaign:' || d.fundraiser_id), 0)
+            )::bigint as owed
+       from donations d
+      where d.id = ? and d.status in ('paid', 'refunded')`,
+    [donationId],
+  );
+  const r = rows[0];
+  return r ? { donation_id: r.donation_id, fundraiser_id: r.fundraiser_id, currency: r.currency, owed: Number(r.owed) } : undefined;
+}
+
+/** Settled gifts to the owner's own campaigns that have no transfer yet (the sweep's work list). */
+export async function untransferredGifts(db: Q, ownerUserId: string, limit: number): Promise<string[]> {
+  const rows = await db('donations as d')
+    .join('fundraisers as f', 'f.id', 'd.fundraiser_id')
+    .leftJoin('transfers as t', 't.donation_id', 'd.id')
+    .where('f.owner_user_id', ownerUserId)
+    .whereNull('f.org_id')
+    .whereIn('d.status', ['paid', 'refunded'])
+    .whereNull('t.id')
+    // Only gifts that still owe something (a fully refunded gift never needs a transfer).
+    .whereRaw(
+      `(select -coalesce(sum(e.amount_cents), 0) from ledger_entries e
+         where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id) > 0`,
+    )
+    .orderBy([{ column: 'd.paid_at', order: 'asc' }, { column: 'd.id', order: 'asc' }])
+    .limit(limit)
+    .select('d.id');
+  return rows.map((r: any) => r.id);
+}
+
+/** Per campaign: transferred to the account and not yet withdrawn by a paid payout. */
+export async function unwithdrawnByCampaign(db: Q, accountId: string): Promise<Array<{ fundraiser_id: string; cents: number }>> {
+  const { rows } = await db.raw(
+    `with t as (select fundraiser_id, sum(amount_cents) as s from transfers where processor_account_id = ? group by fundraiser_id),
+          w as (select w.fundraiser_id, sum(w.amount_cents) as s from withdrawals w join payouts p on p.id = w.payout_id
+                 where p.processor_account_id = ? and w.status = 'paid' group by w.fundraiser_id)
+     select t.fundraiser_id, (t.s - coalesce(w.s, 0))::bigint as cents from t left join w using (fundraiser_id)
+      order by t.fundraiser_id`,
+    [accountId, accountId],
+  );
+  return rows.map((r: any) => ({ fundraiser_id: r.fundraiser_id, cents: Number(r.cents) }));
+}
+
+/**
+ * Links the account's unlinked transfers (so the gifts behind them), oldest first, to a paid
+ * payout while they fit in what of its amount is not linked yet. Answers how many it linked.
+ */
+export async function linkTransfers(trx: Knex.Transaction, accountId: string, payoutId: string, amountCents: number): Promise<number> {
+  const { rows } = await trx.raw(
+    `with room as (select ? - coalesce(sum(amount_cents), 0) as cents from transfers where payout_id = ?),
+          c as (select id, sum(amount_cents) over (order by created_at, id) as running
+                  from transfers where processor_account_id = ? and payout_id is null)
+     update transfers t set payout_id = ? from c, room where c.id = t.id and c.running <= room.cents returning t.id`,
+    [amountCents, payoutId, accountId, payoutId],
+  );
+  return rows.length;
+}
+
+export async function unlinkTransfers(db: Q, payoutId: string): Promise<void> {
+  await db('transfers').where({ payout_id: payoutId }).update({ payout_id: null });
+}
+
+// ---- payouts and withdrawals ----
+
+export async function payoutByProcessorId(db: Q, processorPayoutId: string, opts: { lock?: boolean } = {}): Promise<PayoutRow | undefined> {
+  const q = db('payouts').where({ processor_payout_id: processorPayoutId }).first([...PAYOUT_COLS, arrival(db)]);
+  if (opts.lock) q.forUpdate();
+  return q;
+}
+
+/** Inserts the payout row unless it exists; answers the locked row and whether it was new. */
+export async function upsertPayout(
+  db: Q,
+  row: { processor_payout_id: string; processor_account_id: string; amount_cents: number; currency: string; status: PayoutStatus; arrival_date: string | null },
+): Promise<{ row: PayoutRow; inserted: boolean }> {
+  const ins = await db('payouts').insert(row).onConflict('processor_payout_id').ignore().returning('id');
+  return { row: (await payoutByProcessorId(db, row.processor_payout_id, { lock: true }))!, inserted: ins.length > 0 };
+}
+
+export async function updatePayout(db: Q, id: string, patch: Partial<Omit<PayoutRow, 'id'>>): Promise<void> {
+  await db('payouts').where({ id }).update({ ...patch, updated_at: db.fn.now() });
+}
+
+export async function insertWithdrawals(
+  db: Q,
+  rows: Array<{ payout_id: string; fundraiser_id: string; amount_cents: number; currency: string; status: PayoutStatus; arrival_date: string | null }>,
+): Promise<number> {
+  if (!rows.length) return 0;
+  const out = await db('withdrawals').insert(rows).onConflict(['payout_id', 'fundraiser_id']).ignore().returning('id');
+  return out.length;
+}
+
+export async function hasWithdrawals(db: Q, payoutId: string): Promise<boolean> {
+  return !!(await db('withdrawals').where({ payout_id: payoutId }).first('id'));
+}
+
+export async function setWithdrawalsStatus(db: Q, payoutId: string, status: PayoutStatus, arrivalDate?: string | null): Promise<void> {
+  await db('withdrawals').where({ payout_id: payoutId }).update({ status, ...(arrivalDate !== undefined ? { arrival_date: arrivalDate } : {}) });
+}
+
+export async function payoutsOf(db: Q, accountIds: string[], limit: number, offset: number) {
+  if (!accountIds.length) return { rows: [], total: 0 };
+  const rows = await db('payouts')
+    .whereIn('processor_account_id', accountIds)
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .limit(limit)
+    .offset(offset)
+    .select('id', 'amount_cents', 'currency', 'status', arrival(db), db.raw('count(*) over() as total'));
+  let total = rows.length ? Number(rows[0].total) : 0;
+  if (!rows.length && offset > 0) total = Number((await db('payouts').whereIn('processor_account_id', accountIds).first(db.raw('count(*)::int as n')))?.n ?? 0);
+  return { rows, total };
+}
+
+export async function withdrawalsOf(db: Q, fundraiserId: string) {
+  return db('withdrawals')
+    .where({ fundraiser_id: fundraiserId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .select('id', 'payout_id', 'fundraiser_id', 'amount_cents', 'currency', 'status', arrival(db), 'created_at');
+}
