@@ -1,5 +1,4 @@
 import { donationWebhooks } from '../donations';
-import { tipWebhooks } from '../tips';
 import { byKind } from './by-kind';
 import type { WebhookHandlerMap } from './webhooks.types';
 
@@ -12,5 +11,5 @@ import type { WebhookHandlerMap } from './webhooks.types';
  * any kind's map, or be spread in beside it.
  */
 export const webhookHandlers: WebhookHandlerMap = {
-  ...byKind({ donation: donationWebhooks, tip: tipWebhooks }),
+  ...byKind({ donation: donationWebhooks }),
 };
