@@ -18,10 +18,11 @@ import adminReview from './admin-review/admin-review.routes';
 import webhooks from './webhooks/webhooks.routes';
 import { sandboxRoutes } from './sandbox';
 import notifications from './notifications/notifications.routes';
+import tips from './tips/tips.routes';
 import donations from './donations/donations.routes';
 
 /** Every module's route table. Add a module here and it is mounted and documented. */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

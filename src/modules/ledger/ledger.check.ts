@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { accounts, RAISED_KINDS } from './accounts';
 import { campaignFigures, unbalancedGroups } from './ledger.repo';
+import { tipLedgerCheck } from '../tips';
 import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations } from '../donations';
 
 /** One integrity check: answers the differences it finds (empty = clean). */
@@ -29,6 +30,8 @@ const campaignCounters: LedgerCheck = async (db) => {
 export const ledgerChecks: Record<string, LedgerCheck> = {
   'groups balance': groupsBalance,
   'campaign counters': campaignCounters,
+  // An arrow, not the function itself: tips imports the ledger, so this module may load first.
+  'platform tips': (db) => tipLedgerCheck(db),
   // Arrows: the donations module imports the ledger, so this module may load first.
   'donation counters': (db) => campaignCountersVsDonations(db),
   'donor rows': (db) => donorRowsVsDonations(db),
