@@ -1,4 +1,5 @@
 import { donationWebhooks } from '../donations';
+import { tipWebhooks } from '../tips';
 import { byKind } from './by-kind';
 import type { WebhookHandlerMap } from './webhooks.types';
 
@@ -11,5 +12,5 @@ import type { WebhookHandlerMap } from './webhooks.types';
  * any kind's map, or be spread in beside it.
  */
 export const webhookHandlers: WebhookHandlerMap = {
-  ...byKind({ donation: donationWebhooks }),
+  ...byKind({ donation: donationWebhooks, tip: tipWebhooks }),
 };
