@@ -33,9 +33,9 @@ interface Wrk {
 }
 
 function ms(v: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
   if (!m) return NaN;
-  return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+  return Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[m[2]!]!;
 }
 
 function wrk(url: string, script: string, seconds: number): Wrk {
@@ -157,6 +157,14 @@ function writeSection(totals: Map<string, { app: Wrk[]; bare: Wrk[] }>, before: 
       'writes the raw rows as JSON: no routing, rate limiting, validation, credential check, logging, visibility rule, ' +
       'serialiser or ETag. The list side uses the API\'s cache-hit query (no count) and a total counted once at start, as ' +
       'the API serves it from its 30 s count cache.',
+    '',
+    'Where the API\'s extra time goes (a --cpu-prof of the API process under this load on the slug read, inclusive): ' +
+      'socket writes to Postgres and to the client (`writev`, kernel time that both sides pay) ~35%, the Express ' +
+      'pipeline of src/app.ts ~35% (router matching ~9%, pino-http ~8% even at level silent, helmet ~4%, ' +
+      'express-rate-limit ~4%, cors ~3%, body-parser ~3% on a GET, cookie-parser ~3%), GC ~6%; the route itself ' +
+      '(one statement, serialiser, ETag) ~3%. Closing the rest of the gap is pipeline work (skip body parsing and ' +
+      'cookie parsing on GETs that read neither, pino-http without per-request child loggers when the level is ' +
+      'silent), not SQL.',
     '<!-- compare:end -->',
   ].join('\n');
   const file = path.join(__dirname, 'RESULTS.md');
