@@ -212,10 +212,10 @@ function writeResults(r: {
     '',
     '## Query plans',
     '',
-    'Each list request runs the page query (ids, ordered, limited) and the count for `pagination.total` in ' +
-      'parallel, then the display join for the page ids. With `q`, a search that full text cannot satisfy is run ' +
-      'again as the trigram fallback (two more queries). Without `q`/`near` the count is served from a 30 s cache ' +
-      'under load; the plans below were taken on a fresh app, so they include it. Index use per query:',
+    'Each list request is one statement: the ordered, limited page of ids (with `count(*) over ()` for ' +
+      '`pagination.total` unless the 30 s count cache holds it) joined to the display columns. With `q`, a search ' +
+      'that full text cannot satisfy runs once more as the trigram fallback. The plans below were taken on a fresh ' +
+      'app, so they include the count. Index use per query:',
     '',
     ...r.plans.flatMap((p) => p.queries.map((q, i) => `- ${p.name} (\`${p.path}\`), query ${i + 1}: ${indexUse(q.plan).join(', ') || '(no index)'}`)),
     '',
