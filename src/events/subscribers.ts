@@ -1,4 +1,5 @@
 import type { Subscriber } from './index';
+import { payoutSubscribers } from '../modules/payouts';
 import { notificationSubscribers } from '../modules/notifications';
 import { donationSubscribers } from '../modules/donations';
 
@@ -6,4 +7,4 @@ import { donationSubscribers } from '../modules/donations';
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers];

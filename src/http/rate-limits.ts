@@ -170,28 +170,65 @@ export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Sto
 export function createLimiters(config: Config, redis: Redis | null, resolver: CredentialResolver): Limiters {
   const out = {} as Limiters;
   for (const [name, spec] of Object.entries(LIMITERS) as Array<[keyof typeof LIMITERS, LimiterSpec]>) {
-    const isGlobal = name === 'global';
-    const retryAfter = Math.ceil(spec.windowMs / 1000);
-    out[name] = rateLimit({
-      windowMs: spec.windowMs,
-      limit: spec.limit(config),
-      standardHeaders: isGlobal ? false : 'draft-6',
-      legacyHeaders: false,
-      store: storeFor(name, redis, config.RATE_LIMIT_PREFIX),
-      keyGenerator: keyFor(spec.key, resolver),
-      skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
-      // A store outage must not take the API down; requests pass while Redis is unreachable.
-      passOnStoreError: true,
-      validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
-      handler: (req, res, _next, options) => {
-        const info = (req as Request & { rateLimit?: { limit: number; remaining: number; resetTime?: Date } }).rateLimit;
-        const live = draft6Headers(res, options.limit as number, 0, spec.windowMs, info?.resetTime);
-        res.setHeader('Retry-After', String(live));
-        // The AWS SDK (native apps on POST /local-idp/) reads only Cognito's fault shape; it backs off on this one.
-        if (speaksCognito(req)) return sendCognitoFault(res, 'TooManyRequestsException', spec.message);
-        res.status(429).json({ error: spec.message, retryAfter });
-      },
-    });
+    out[name] = buildLimiter(name, spec, config, redis, keyFor(spec.key, resolver));
   }
   return out;
+}
+
+const HANDLER_KEY = Symbol('handler-limiter-key');
+const handlerLimiters = new WeakMap<object, Map<string, RequestHandler>>();
+
+/**
+ * Applies a limiter whose key only the handler can know, after its own checks: payout refresh
+ * counts per processor account, the one the request resolves to (the caller's own when the body
+ * names none), so the same account is one bucket however it is named, and an unknown or foreign
+ * id (404) never spends a real account's bucket. Same store, headers and 429 body as the
+ * table's limiters; one middleware per `owner` (the app context). Answers false when it sent the 429.
+ */
+export function limitByKey(
+  owner: { config: Config; redis: Redis | null },
+  name: 'payoutRefresh',
+  key: string,
+  req: Request,
+  res: Response,
+): Promise<boolean> {
+  let mine = handlerLimiters.get(owner);
+  if (!mine) handlerLimiters.set(owner, (mine = new Map()));
+  let mw = mine.get(name);
+  if (!mw) {
+    mw = buildLimiter(name, LIMITERS[name], owner.config, owner.redis, (r) => String((r as Request & { [HANDLER_KEY]?: string })[HANDLER_KEY]));
+    mine.set(name, mw);
+  }
+  (req as Request & { [HANDLER_KEY]?: string })[HANDLER_KEY] = `${LIMITERS[name].key}:${key}`;
+  const limiter = mw;
+  return new Promise((resolve, reject) => {
+    const ran = Promise.resolve(limiter(req, res, (err?: unknown) => (err ? reject(err) : resolve(true))));
+    // Without a call to next, the limiter has answered the 429 itself.
+    ran.then(() => res.headersSent && resolve(false), reject);
+  });
+}
+
+function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Redis | null, keyGenerator: (req: Request) => string | Promise<string>): RequestHandler {
+  const isGlobal = name === 'global';
+  const retryAfter = Math.ceil(spec.windowMs / 1000);
+  return rateLimit({
+    windowMs: spec.windowMs,
+    limit: spec.limit(config),
+    standardHeaders: isGlobal ? false : 'draft-6',
+    legacyHeaders: false,
+    store: storeFor(name, redis, config.RATE_LIMIT_PREFIX),
+    keyGenerator,
+    skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
+    // A store outage must not take the API down; requests pass while Redis is unreachable.
+    passOnStoreError: true,
+    validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
+    handler: (req, res, _next, options) => {
+      const info = (req as Request & { rateLimit?: { limit: number; remaining: number; resetTime?: Date } }).rateLimit;
+      const live = draft6Headers(res, options.limit as number, 0, spec.windowMs, info?.resetTime);
+      res.setHeader('Retry-After', String(live));
+      // The AWS SDK (native apps on POST /local-idp/) reads only Cognito's fault shape; it backs off on this one.
+      if (speaksCognito(req)) return sendCognitoFault(res, 'TooManyRequestsException', spec.message);
+      res.status(429).json({ error: spec.message, retryAfter });
+    },
+  });
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../context';
 import { MAIL_QUEUE, sendQueuedMail } from '../integrations/mail';
 import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
+import { registerPayoutJobs } from '../modules/payouts';
 import { subscribers } from '../events/subscribers';
 import { registerSandboxJobs } from '../integrations/payments';
 
@@ -10,5 +11,6 @@ export function registerJobs(ctx: AppContext): void {
   ctx.jobs.register(MAIL_QUEUE, (p, job) => sendQueuedMail(ctx, p, job));
   ctx.jobs.register(COVER_TINT_QUEUE, coverTintHandler(ctx));
   if (ctx.payments.name === 'sandbox') registerSandboxJobs(ctx.jobs, ctx);
+  registerPayoutJobs(ctx);
   registerSubscribers(ctx, subscribers);
 }

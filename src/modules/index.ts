@@ -16,13 +16,15 @@ import fundraisers from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
 import adminReview from './admin-review/admin-review.routes';
 import webhooks from './webhooks/webhooks.routes';
+import { donorReadsRoutes } from './donor-reads';
+import { payoutsRoutes, processorAccountsRoutes } from './payouts';
 import { sandboxRoutes } from './sandbox';
 import notifications from './notifications/notifications.routes';
 import tips from './tips/tips.routes';
 import donations from './donations/donations.routes';
 
 /** Every module's route table. Add a module here and it is mounted and documented. */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/knex';
 import { accounts, RAISED_KINDS } from './accounts';
 import { campaignFigures, unbalancedGroups } from './ledger.repo';
+import { payoutLedgerCheck } from '../payouts';
 import { tipLedgerCheck } from '../tips';
 import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations } from '../donations';
 
@@ -36,6 +37,8 @@ export const ledgerChecks: Record<string, LedgerCheck> = {
   'donation counters': (db) => campaignCountersVsDonations(db),
   'donor rows': (db) => donorRowsVsDonations(db),
   'donations vs ledger': (db) => donationsVsLedger(db),
+  // An arrow as well: payouts imports the ledger.
+  'connected accounts and payouts': (db) => payoutLedgerCheck(db),
 };
 
 export async function checkLedger(db: Db): Promise<string[]> {

@@ -18,6 +18,13 @@ export interface Repaired {
 
 const statusOf = (s: ProcessorPayout['status']): PayoutStatus => (s === 'canceled' ? 'failed' : s);
 
+/** YYYY-MM-DD from the port's date, or from unix seconds as Stripe objects (and the sandbox's list) carry it. */
+export function arrivalDate(v: unknown): string | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return new Date(v * 1000).toISOString().slice(0, 10);
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v)) return v.slice(0, 10);
+  return null;
+}
+
 /** A ledger group moving `cents` out of (sign 1) or back into (sign -1) the connected account. */
 async function postPayoutGroup(trx: Knex.Transaction, account: AccountRow, p: PayoutRow, sign: 1 | -1, sourceEventId: string | null) {
   const common = { currency: p.currency, kind: sign === 1 ? ('payout' as const) : ('payout_reversal' as const), processor_account_id: account.id };
@@ -54,6 +61,7 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
   const out: Repaired = { payouts: 0, donations: 0, ledger_entries: 0 };
   const status = statusOf(facts.status);
   const currency = facts.currency.toLowerCase();
+  facts = { ...facts, arrival_date: arrivalDate(facts.arrival_date) };
   const { row, inserted } = await repo.upsertPayout(trx, {
     processor_payout_id: facts.id,
     processor_account_id: account.id,

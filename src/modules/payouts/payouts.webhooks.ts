@@ -5,9 +5,7 @@ import type { WebhookHandlerMap, WebhookOutcome } from '../webhooks';
 import { applyAccountState } from './accounts.service';
 import * as repo from './payouts.repo';
 import type { OwnerType } from './payouts.repo';
-import { applyPayout } from './payouts.service';
-
-const arrivalDate = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString().slice(0, 10) : null);
+import { applyPayout, arrivalDate } from './payouts.service';
 
 /**
  * account.updated: syncs the account's capabilities and status. An account the service created

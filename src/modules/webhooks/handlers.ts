@@ -1,5 +1,6 @@
 import { donationWebhooks } from '../donations';
 import { tipWebhooks } from '../tips';
+import { payoutWebhookHandlers } from '../payouts';
 import { byKind } from './by-kind';
 import type { WebhookHandlerMap } from './webhooks.types';
 
@@ -13,4 +14,6 @@ import type { WebhookHandlerMap } from './webhooks.types';
  */
 export const webhookHandlers: WebhookHandlerMap = {
   ...byKind({ donation: donationWebhooks, tip: tipWebhooks }),
+  // Connected accounts and their payouts carry no payment kind; only the payouts module handles them.
+  ...payoutWebhookHandlers,
 };
