@@ -10,12 +10,15 @@ import type { LimiterName, Limiters } from './rate-limits';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface HandlerArgs<P, Q, B> {
+/** The actor a rule guarantees: present for every rule but 'none' and 'optional'. */
+export type ActorFor<A extends AuthRule> = A extends 'none' | 'optional' ? Actor | null : Actor;
+
+export interface HandlerArgs<P, Q, B, A extends AuthRule = AuthRule> {
   req: Request;
   res: Response;
   ctx: AppContext;
   db: AppContext['db'];
-  actor: Actor | null;
+  actor: ActorFor<A>;
   params: P;
   query: Q;
   body: B;
@@ -24,13 +27,25 @@ export interface HandlerArgs<P, Q, B> {
 /** A limiter by name, or applied only when `when` says so (e.g. the GIF bucket for comments with a gif). */
 export type LimiterRef = LimiterName | { name: LimiterName; when: (req: Request) => boolean };
 
-export interface RouteDef<P = any, Q = any, B = any> {
+/**
+ * An authorization rule beyond the auth rule, declared next to the route (ownership, an
+ * organization permission): it runs after validation and before the handler, and throws the
+ * route's 403/404. `describe` is shown in the OpenAPI description.
+ */
+export interface RoutePolicy<P = any, Q = any, B = any, A extends AuthRule = AuthRule> {
+  describe: string;
+  check: (args: HandlerArgs<P, Q, B, A>) => unknown | Promise<unknown>;
+}
+
+export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRule> {
   method: Method;
   /** Express path relative to the module prefix, e.g. '/:id'. */
   path: string;
   summary?: string;
   description?: string;
-  auth: AuthRule;
+  auth: A;
+  /** Checked after validation, before the handler (ownership, organization permissions). */
+  policy?: RoutePolicy<P, Q, B, A>;
   limiters?: LimiterRef[];
   /** Feature flag; when off the route answers 403 with `feature_key`. */
   flag?: string;
@@ -55,7 +70,7 @@ export interface RouteDef<P = any, Q = any, B = any> {
   rawBody?: boolean;
   /** OpenAPI operationId; derived from method and path when absent. */
   operationId?: string;
-  handler: (args: HandlerArgs<P, Q, B>) => unknown | Promise<unknown>;
+  handler: (args: HandlerArgs<P, Q, B, A>) => unknown | Promise<unknown>;
 }
 
 export interface RouteModule {
@@ -76,9 +91,9 @@ export function defineRoutes(
 }
 
 /** Helper so each route's handler is typed from its own schemas. */
-export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
-  def: RouteDef<P, Q, B>,
-): RouteDef<P, Q, B> {
+export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined, A extends AuthRule = AuthRule>(
+  def: RouteDef<P, Q, B, A>,
+): RouteDef<P, Q, B, A> {
   return def;
 }
 
@@ -134,7 +149,10 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       const params = parse(def.params, req.params, 'params');
       const query = parse(def.query, req.query, 'query');
       const body = parse(def.body, req.body, 'body');
-      const result = await def.handler({ req, res, ctx, db: ctx.db, actor, params, query, body });
+      // enforceAuth has thrown for a missing actor wherever the rule requires one.
+      const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
+      if (def.policy) await def.policy.check(args);
+      const result = await def.handler(args);
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();
