@@ -29,6 +29,13 @@ function mountAll(router: express.Router, mods: RouteModule[], ctx: AppContext, 
   for (const { route, path } of routes) router[route.method](path, ...buildRouteHandlers(route, ctx, limiters));
 }
 
+/** Full paths of the routes that declare `rawBody` (they verify signatures over the exact bytes). */
+function rawBodyPathsOf(modules: RouteModule[]): Set<string> {
+  return new Set(
+    modules.flatMap((m) => m.routes.filter((r) => r.rawBody).map((r) => (m.root ? '' : '/api/v1') + m.prefix + (r.path === '/' ? '' : r.path))),
+  );
+}
+
 /** The Express app for a context; no listen (tests drive it with supertest). */
 export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ctx.config)): Express {
   const { config } = ctx;
@@ -58,14 +65,15 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   app.use(cors({ origin: config.SITE_URL, credentials: true }));
   app.use(cookieParser());
   app.use(csrfProtection(config));
-  // The raw bytes are kept for signature checks (Stripe webhook).
+  // The raw bytes are kept only where a route asks for them (the Stripe webhook's signature check).
+  const rawBodyPaths = rawBodyPathsOf(modules);
   app.use(
     express.json({
       limit: config.JSON_BODY_LIMIT,
       // Cognito's JSON protocol (POST /local-idp/) sends application/x-amz-json-1.1.
       type: ['application/json', 'application/x-amz-json-1.1'],
       verify: (req, _res, buf) => {
-        (req as Request & { rawBody?: Buffer }).rawBody = buf;
+        if (rawBodyPaths.has((req.url ?? '').split('?')[0])) (req as Request & { rawBody?: Buffer }).rawBody = buf;
       },
     }),
   );
