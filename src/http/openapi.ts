@@ -35,6 +35,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found or not readable by the caller',
   409: 'Conflict',
   413: 'Body too large',
+  415: 'Body of a media type the operation does not take',
   429: 'Rate limited',
   500: 'Server error',
   503: 'Dependency unavailable',
@@ -82,6 +83,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
       : { description: 'Success' };
   const errs = new Set<number>([...(r.errors ?? []), 500]);
   if (r.params || r.query || r.body) errs.add(400);
+  if ((r.body || r.consumes) && !r.rawBody) errs.add(415);
   if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
   if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
   if (r.limiters?.length) errs.add(429);

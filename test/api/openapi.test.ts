@@ -151,6 +151,13 @@ describe('OpenAPI and docs', () => {
     expect(videoPattern.test('javascript:alert(1)')).toBe(false);
   });
 
+  test('when an operation takes a body then 415 is documented; a body-less operation does not list it', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths['/api/v1/idp/signin'].post.responses)).toContain('415');
+    expect(Object.keys(doc.paths['/local-idp'].post.responses)).toContain('415');
+    expect(Object.keys(doc.paths['/api/v1/idp/logout'].post.responses)).not.toContain('415');
+  });
+
   test('when a route schema cannot be rendered then the document still answers and lists the route', async () => {
     const odd = defineRoutes('/odd', [
       route({ method: 'get', path: '/', summary: 'custom schema', auth: 'none', query: z.object({ x: z.custom<string>(() => true) }), handler: () => ({}) }),
