@@ -12,7 +12,7 @@ import { buildOpenApi } from './http/openapi';
 import { createLimiters, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { httpLogSerializers } from './infra/logger';
-import { SWAGGER_UI_DIR } from './modules/docs/docs.routes';
+import { SWAGGER_UI_DIR } from './modules/docs';
 import { modulesFor } from './modules';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -1,4 +1,4 @@
-import * as admin from '../modules/idp/idp.admin';
+import { accountAdmin as admin } from '../modules/idp';
 import type { Command } from './command';
 
 /** Account operations of decisions.md "Operator CLI" (an AdminError's message is the line the CLI prints). */

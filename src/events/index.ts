@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
-import { enqueue } from '../jobs/queue';
+import { enqueue } from '../infra/queue';
 import type { EventMap, EventType } from './types';
 
 export type { EventMap, EventType } from './types';

@@ -4,9 +4,9 @@ import { BlockList, isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { AppContext } from '../context';
-import { coverOf, setCoverTint } from '../modules/fundraisers/fundraisers.repo';
+import { COVER_TINT_QUEUE, coverOf, setCoverTint } from '../modules/fundraisers';
 
-export const COVER_TINT_QUEUE = 'cover-tint';
+export { COVER_TINT_QUEUE };
 export const GRAY_TINT = '#F9F9FA';
 const MAX_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 8000;

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import express, { type Request } from 'express';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { recordAuthFailure } from '../../src/integrations/captcha/adaptive';
+import { recordAuthFailure } from '../../src/http/captcha-gate';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
 
 // A siteverify-compatible CAPTCHA service: success only for GOOD_TOKEN, and only with the secret.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { pageLimit, pageOffset } from '../../http/schema-helpers';
-import { fundraiserDetail, fundraiserEnvelope } from '../fundraisers/fundraisers.schemas';
+import { fundraiserDetail, fundraiserEnvelope } from '../fundraisers';
 import * as service from './admin-review.service';
 
 const staff = { role: 'staff' } as const;

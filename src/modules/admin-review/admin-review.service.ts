@@ -1,14 +1,12 @@
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
-import * as repo from '../fundraisers/fundraisers.repo';
-import { buildDetail } from '../fundraisers/serialize';
-import { invalidateListTotals } from '../discovery/list-cache';
-import { forgetTrustStatus } from '../fundraisers/trust-status';
+import { buildDetail, findByIdForUpdate, forgetTrustStatus, pendingQueue, updateFundraiserRow } from '../fundraisers';
+import { invalidateListTotals } from '../discovery';
 
 /** Pending campaigns, oldest submission first, with the owner-level detail (incl. trustStatus). */
 export async function reviewQueue(ctx: AppContext, actor: Actor, limit: number, offset: number) {
-  const { rows, total } = await repo.pendingQueue(ctx.db, limit, offset);
+  const { rows, total } = await pendingQueue(ctx.db, limit, offset);
   const data = [];
   for (const row of rows) {
     const detail = await buildDetail(ctx, row, { actor, slugRead: true, includePrivate: true });
@@ -19,7 +17,7 @@ export async function reviewQueue(ctx: AppContext, actor: Actor, limit: number, 
 
 async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 'rejected', reasons: string[]) {
   const updated = await ctx.db.transaction(async (trx) => {
-    const row = await repo.findByIdForUpdate(trx, id);
+    const row = await findByIdForUpdate(trx, id);
     if (!row || row.deleted_at) throw notFound('Fundraiser');
     // Four eyes: staff never decide on their own campaign, whichever way.
     if (row.owner_user_id === actor.userId) {
@@ -32,7 +30,7 @@ async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 
         to,
       });
     }
-    return repo.update(trx, id, {
+    return updateFundraiserRow(trx, id, {
       status: to,
       reviewed_at: trx.fn.now(),
       reviewed_by: actor.userId,

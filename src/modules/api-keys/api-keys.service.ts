@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../context';
+import type { Db } from '../../db/knex';
 import type { Actor, PlatformRole } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
@@ -13,7 +13,7 @@ const DISPLAY_PREFIX_LENGTH = 12;
 const invalidKey = () => new ApiError(401, 'Invalid API key', 'The API key is not valid');
 
 /** Resolves `ak_live_...`; throws 401 `Invalid API key` for unknown, revoked, expired or inactive owner. */
-export async function resolveApiKey(ctx: AppContext, token: string): Promise<Actor> {
+export async function resolveApiKey(ctx: { db: Db }, token: string): Promise<Actor> {
   if (!KEY_SHAPE.test(token)) throw invalidKey();
   const owner = await repo.useKey(ctx.db, sha256Hex(token));
   if (!owner) throw invalidKey();
@@ -48,7 +48,7 @@ export function parseExpiry(value: string): Date {
 }
 
 /** Creates a key; the secret is returned once and only its SHA-256 is stored. */
-export async function createKey(ctx: AppContext, userId: string, input: { name: string; expires_at?: string | null }) {
+export async function createKey(ctx: { db: Db }, userId: string, input: { name: string; expires_at?: string | null }) {
   // created_at is set here, not by the database, so the default expiry is exactly one year after it.
   const now = new Date();
   const latest = oneYearAfter(now);

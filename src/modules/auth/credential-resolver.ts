@@ -1,14 +1,25 @@
 import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
-import type { AppContext } from '../../context';
+import type { Db } from '../../db/knex';
 import type { Actor, CredentialKind, PlatformRole } from '../../http/actor';
 import { hasSessionCookie } from '../../http/cookies';
 import type { CredentialResolver } from '../../http/credentials';
 import { uuid } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { PLATFORM_ROLES } from '../../http/permissions';
-import { resolveApiKey } from '../api-keys/api-keys.service';
+import { resolveApiKey } from '../api-keys';
+import type { IdentityProvider } from '../../integrations/idp';
 import * as repo from './auth.repo';
+
+/**
+ * What resolving a credential needs: the whole AppContext satisfies it. Kept narrow so this
+ * module does not depend on src/context.ts, which creates the resolver (no context <-> auth loop).
+ */
+export interface CredentialDeps {
+  db: Db;
+  /** Read on every call, so a provider a test swaps into the context takes effect. */
+  idp: Pick<IdentityProvider, 'kind' | 'verification'>;
+}
 
 export const tokenInvalid = (message = 'The token is invalid or expired') =>
   new ApiError(401, 'Invalid token', message, { code: 'TOKEN_INVALID' });
@@ -20,7 +31,7 @@ export const tokenUnverifiable = (message = 'The token could not be verified') =
  * issuer and audience; `exp` is required; `token_use` must be `id` (an access token is refused).
  */
 export async function verifyIdToken(
-  ctx: AppContext,
+  ctx: CredentialDeps,
   token: string,
   opts: { ignoreExpiration?: boolean } = {},
 ): Promise<jwt.JwtPayload> {
@@ -50,7 +61,7 @@ export async function verifyIdToken(
  * every request (no cache), so suspension, bans, deactivation, a revoked session and
  * sign-out-everywhere cut a token off at once. Throws 401 Invalid token otherwise.
  */
-export async function liveOwner(ctx: AppContext, claims: jwt.JwtPayload): Promise<repo.CredentialOwnerRow> {
+export async function liveOwner(ctx: CredentialDeps, claims: jwt.JwtPayload): Promise<repo.CredentialOwnerRow> {
   const sub = claims.sub ?? '';
   let owner: repo.CredentialOwnerRow | undefined;
   if (ctx.idp.kind === 'local') {
@@ -73,7 +84,7 @@ export async function liveOwner(ctx: AppContext, claims: jwt.JwtPayload): Promis
 }
 
 /** Maps verified claims to the actor of a request (see liveOwner for what cuts a token off). */
-export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, credential: CredentialKind): Promise<Actor> {
+export async function actorFromClaims(ctx: CredentialDeps, claims: jwt.JwtPayload, credential: CredentialKind): Promise<Actor> {
   const owner = await liveOwner(ctx, claims);
   return {
     userId: owner.id,
@@ -87,7 +98,7 @@ export async function actorFromClaims(ctx: AppContext, claims: jwt.JwtPayload, c
 }
 
 /** The cookie session's actor; throws 401 Invalid token when the cookies do not hold a live session. */
-export async function actorFromSessionCookies(ctx: AppContext, req: Request): Promise<Actor> {
+export async function actorFromSessionCookies(ctx: CredentialDeps, req: Request): Promise<Actor> {
   const idToken = (req.cookies as Record<string, unknown> | undefined)?.id_token;
   if (typeof idToken !== 'string' || !idToken) throw tokenInvalid('The session has expired');
   return actorFromClaims(ctx, await verifyIdToken(ctx, idToken), 'session');
@@ -101,7 +112,7 @@ function bearerOf(req: Request): string | null {
 }
 
 /** Cookies decide when present; else a bearer API key (`ak_live_`) or an ID token; else a guest. */
-export function createCredentialResolver(ctx: AppContext): CredentialResolver {
+export function createCredentialResolver(ctx: CredentialDeps): CredentialResolver {
   return {
     async resolve(req) {
       if (hasSessionCookie(req)) return actorFromSessionCookies(ctx, req);

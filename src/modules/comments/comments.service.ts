@@ -2,10 +2,7 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
-import { findById } from '../fundraisers/fundraisers.repo';
-import { readable } from '../fundraisers/fundraisers.service';
-import { canRead } from '../fundraisers/serialize';
-import { plainText } from '../fundraisers/story-html';
+import { canRead, findById, plainText, readable } from '../fundraisers';
 import * as repo from './comments.repo';
 import type { CommentRow } from './comments.repo';
 

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ApiError } from '../../http/errors';
 import { requestLocale } from '../../integrations/mail';
-import { isLang, type Lang } from '../fundraisers/fundraisers.schemas';
+import { isLang, type Lang } from '../fundraisers';
 
 /**
  * GET /fundraisers query rules. The list never 500s on odd input: repeated parameters use the

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { queryRows, type Db } from '../../db/knex';
-import { totalsColumns, totalsFromRow } from '../fundraisers/totals';
-import type { Lang } from '../fundraisers/fundraisers.schemas';
+import { totalsColumns, totalsFromRow, type Lang } from '../fundraisers';
 import type { StatusFilter } from './discovery.params';
 
 /**

@@ -2,7 +2,7 @@ import { defineRoutes, route } from '../../http/define-routes';
 import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
-import { percentageFunded } from '../fundraisers/serialize';
+import { percentageFunded } from '../fundraisers';
 import * as params from './discovery.params';
 import * as repo from './discovery.repo';
 import { atLeastPage, listTotalKey } from './list-cache';

@@ -1,5 +1,5 @@
 import { defineRoutes, route } from '../../http/define-routes';
-import { commentEnvelope } from '../comments/comments.schemas';
+import { commentEnvelope } from '../comments';
 import {
   checkoutAnswer,
   checkoutBody,

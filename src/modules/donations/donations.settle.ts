@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { emit } from '../../events';
-import { adjustCounters } from '../fundraisers/counters';
+import { adjustCounters } from '../fundraisers';
 import { accounts, post, type LedgerEntry, type LedgerKind } from '../ledger';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context';
 import { ApiError, notFound } from '../../http/errors';
 import { queueComposedMail } from '../../integrations/mail';
-import { findOne as findComment } from '../comments/comments.repo';
-import { toComment } from '../comments/comments.service';
-import { plainText } from '../fundraisers/story-html';
+import { findComment } from '../comments';
+import { toComment } from '../comments';
+import { plainText } from '../fundraisers';
 import { receiptMail } from './donations.mail';
 import * as repo from './receipts.repo';
 

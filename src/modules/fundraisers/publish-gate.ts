@@ -2,7 +2,7 @@ import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
 import type { ReviewResult, UserMessage } from '../../integrations/review';
 import type { OwnerProfile } from './fundraisers.repo';
-import { toIsoDate } from './serialize';
+import { toIsoDate } from './dates';
 
 /** The values the gate judges: the stored campaign with the request's changes applied. */
 export interface GateCandidate {

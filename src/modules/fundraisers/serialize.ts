@@ -6,14 +6,10 @@ import { langOr, type Lang } from './fundraisers.schemas';
 import { sanitizeStory } from './story-html';
 import { totalsOf } from './totals';
 import { trustStatusFor } from './trust-status';
+import { toIsoDate } from './dates';
 
-/** A DATE column as YYYY-MM-DD (pg parses DATE into a local-midnight Date). */
-export function toIsoDate(v: Date | string | null | undefined): string | null {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'string') return v.slice(0, 10);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${v.getFullYear()}-${p(v.getMonth() + 1)}-${p(v.getDate())}`;
-}
+// The gate formats dates too; a leaf module keeps publish-gate -> serialize -> trust-status -> publish-gate from looping.
+export { toIsoDate };
 
 const iso = (v: Date | string | null | undefined) => (v ? new Date(v).toISOString() : null);
 

@@ -4,7 +4,7 @@ import type { Db } from '../../db/knex';
 import { createIdentityProvider, IdpError } from '../../integrations/idp';
 import { normalizeEmail } from '../../infra/email';
 import { sha256Hex } from '../../infra/hash';
-import { revokeAllForUser } from '../api-keys/api-keys.repo';
+import { revokeAllForUser } from '../api-keys';
 import { globalSignOut } from './idp.service';
 import * as repo from './idp.repo';
 

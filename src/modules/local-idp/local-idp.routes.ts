@@ -6,8 +6,8 @@ import { ApiError } from '../../http/errors';
 import { normalizeEmail } from '../../infra/email';
 import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID, type TokenSet } from '../../integrations/idp';
 import { AMZ_JSON, COGNITO_TARGET_PREFIX as TARGET_PREFIX, sendCognitoFault } from '../../integrations/idp/cognito-faults';
-import { liveOwner } from '../auth/credential-resolver';
-import { globalSignOut, signUp } from '../idp/idp.service';
+import { liveOwner } from '../auth';
+import { globalSignOut, signUp } from '../idp';
 import { openIdConfiguration, openIdConfigurationSchema } from './openid-configuration';
 
 // Cognito's JSON protocol for native apps (decisions.md "Local identity provider").

@@ -1,8 +1,7 @@
 import type { AppContext } from '../../context';
 import { notAuthenticated } from '../../http/auth-rules';
 import { ApiError } from '../../http/errors';
-import { sendPrivateContactVerification } from '../verification/verification.service';
-import { findUserContact, setPrivateContact } from '../verification/verification.repo';
+import { findUserContact, sendPrivateContactVerification, setPrivateContact } from '../verification';
 
 export interface PrivateContactResult {
   message: string;

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { requestLocale } from '../../integrations/mail';
-import { FLOW_COOKIE, startFlow, takeFlow } from '../../integrations/oauth/flow-store';
+import { FLOW_COOKIE, startFlow, takeFlow } from './flow-store';
 import {
   clientFor,
   OAUTH_PROVIDERS,
   providerSettings,
 } from '../../integrations/oauth/providers';
 import { MAX_REDIRECT_LENGTH, sanitizeRedirect } from '../../integrations/oauth/redirect';
-import { issueSessionForUser } from '../idp/session';
+import { issueSessionForUser } from '../idp';
 import { authorizationRequest, completeCallback } from './oauth.service';
 
 // A callback must always end in a redirect to the site, never in a JSON error: malformed values

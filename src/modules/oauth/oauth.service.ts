@@ -2,9 +2,9 @@ import { errors, generators, type BaseClient, type IdTokenClaims, type UserinfoR
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { normalizeEmail } from '../../infra/email';
-import { type OAuthFlow } from '../../integrations/oauth/flow-store';
+import { type OAuthFlow } from './flow-store';
 import { callbackUrl, clientFor, providerSettings, type OAuthProvider } from '../../integrations/oauth/providers';
-import { sendEmailVerification } from '../verification/verification.service';
+import { sendEmailVerification } from '../verification';
 import * as repo from './oauth.repo';
 
 /** The callback's failure reasons (spec "Account and session", rule 2), plus the provider's own error code. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
-import { CAPTCHA_FAILED } from '../../integrations/captcha/adaptive';
+import { CAPTCHA_FAILED } from '../../http/captcha-gate';
 import { verifyCaptchaToken } from '../../integrations/captcha/verify';
 import { queueComposedMail, renderComposed, toLocale, type Locale } from '../../integrations/mail';
 import { markSent } from '../../integrations/mail/outbox.repo';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
 import type { AppContext } from '../../context';
 import { cookieOptions } from '../../http/cookies';
-import type { OAuthProvider } from './providers';
+import type { OAuthProvider } from '../../integrations/oauth/providers';
 
 /**
  * The sign-in flow in progress (state, nonce, PKCE verifier, provider, redirect path) is kept

@@ -1,12 +1,13 @@
 // Adaptive CAPTCHA for sign-up and sign-in (spec "Authentication" point 9). Called by the identity
 // routes: checkCaptcha before the attempt, recordAuthFailure after a failed one, clearAuthFailures
-// after a successful sign-in.
+// after a successful sign-in; guest payments check it too. It lives in http/ because it reads
+// the request and answers ApiError, which integrations must not depend on.
 import type { Request } from 'express';
-import type { AppContext } from '../../context';
-import { ApiError } from '../../http/errors';
-import { clientIp } from '../../http/client-ip';
-import { riskCounterFor, type RiskAssessment } from './risk';
-import { verifyCaptchaToken } from './verify';
+import type { AppContext } from '../context';
+import { ApiError } from './errors';
+import { clientIp } from './client-ip';
+import { riskCounterFor, type RiskAssessment } from '../integrations/captcha/risk';
+import { verifyCaptchaToken } from '../integrations/captcha/verify';
 
 export type CaptchaAction = 'signup' | 'signin';
 

@@ -1,0 +1,3 @@
+// Public face of the admin-review module. Nothing outside it needs more than its route table, which
+// src/modules/index.ts imports; add here whatever another module comes to need, never deep imports.
+export {};

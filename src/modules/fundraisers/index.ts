@@ -1,0 +1,16 @@
+/**
+ * Public face of the fundraisers module: campaign reads, the visibility policy, counters and
+ * what other modules render a campaign with. Route tables are collected by src/modules/index.ts.
+ * The service (create, update, delete) is deliberately absent: it calls modules (donations,
+ * discovery) that import this file, so exporting it here would close an import cycle.
+ */
+export type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
+export { coverOf, findById, findByIdForUpdate, pendingQueue, setCoverTint, update as updateFundraiserRow, userProfile } from './fundraisers.repo';
+export { buildDetail, canRead, percentageFunded } from './serialize';
+export { readable } from './reads';
+export { fundraiserDetail, fundraiserEnvelope, isLang, type Lang } from './fundraisers.schemas';
+export { adjustCounters, type CounterDelta, type CounterResult } from './counters';
+export { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
+export { plainText } from './story-html';
+export { forgetTrustStatus } from './trust-status';
+export { COVER_TINT_QUEUE } from './fundraisers.jobs';

@@ -1,0 +1,7 @@
+/**
+ * Public face of identity: sign-up and sign-out for the Cognito-shaped endpoint (local-idp),
+ * issuing a session after social sign-in (oauth), and the operator's account commands (cli).
+ */
+export { globalSignOut, signUp, type SignUpInput } from './idp.service';
+export { issueSessionForUser, type SessionUser } from './session';
+export * as accountAdmin from './idp.admin';
