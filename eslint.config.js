@@ -13,5 +13,43 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-empty-object-type': 'off',
     },
   },
+  // Module boundaries (architecture guide): another module is reached only through its index.ts,
+  // so a module can reorganise its repo, service and serializers without breaking its callers.
+  {
+    files: ['src/modules/**/*.ts'],
+    ignores: ['src/modules/index.ts'], // the route-table registry sits beside the modules, not in one
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^\\.\\./[^./][^/]*/(?!index$)', message: "Import another module through its index ('../<module>'), not its internals." },
+          { regex: '^(\\.\\./)+modules/', message: "Import another module as '../<module>'." },
+        ],
+      }],
+    },
+  },
+  // The app, CLI, jobs and events may use modules, through their index only.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/modules/**', 'src/integrations/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^(\\.\\./)*(\\./)?modules/[^/]+/', message: "Import a module through its index ('modules/<module>'), not its internals." },
+        ],
+      }],
+    },
+  },
+  // Integrations are adapters to the outside world: they never depend on the HTTP layer, the job
+  // runner or the domain modules (infra/ is shared by everyone).
+  {
+    files: ['src/integrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { regex: '^(\\.\\./)+(http|jobs|modules)(/|$)', message: 'Integrations must not import http/, jobs/ or modules/ (use infra/, or move the code to its caller).' },
+        ],
+      }],
+    },
+  },
   { files: ['**/*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } } },
 );

@@ -15,7 +15,7 @@ import { langOr, type CreateBody, type UpdateBody, type WritableFields } from '.
 import { COVER_TINT_QUEUE } from './fundraisers.jobs';
 import { LIMITS } from './limits';
 import { candidateOf, gateFailed, reviewCandidate, runPublishGate } from './publish-gate';
-import { canRead, toIsoDate } from './serialize';
+import { toIsoDate } from './serialize';
 import { sanitizeStory } from './story-html';
 import { planTransition } from './transitions';
 import { forgetTrustStatus } from './trust-status';
