@@ -16,14 +16,19 @@ import fundraisers from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
 import adminReview from './admin-review/admin-review.routes';
 import webhooks from './webhooks/webhooks.routes';
-import { donorReadsRoutes } from './donor-reads';
-import { payoutsRoutes, processorAccountsRoutes } from './payouts';
-import { sandboxRoutes } from './sandbox';
+import donorReadsRoutes from './donor-reads/donor-reads.routes';
+import payoutsRoutes from './payouts/payouts.routes';
+import processorAccountsRoutes from './payouts/processor-accounts.routes';
+import sandboxRoutes from './sandbox/sandbox.routes';
 import notifications from './notifications/notifications.routes';
 import tips from './tips/tips.routes';
 import donations from './donations/donations.routes';
 
-/** Every module's route table. Add a module here and it is mounted and documented. */
+/**
+ * Every module's route table. Add a module here and it is mounted and documented. Route tables
+ * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
+ * reaches into services that import other modules, so through the indexes they would form cycles.
+ */
 export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes];
 
 /**
