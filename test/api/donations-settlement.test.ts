@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { accounts, balance, checkLedger } from '../../src/modules/ledger';
+import { accounts, balance } from '../../src/modules/ledger';
+import { checkLedger } from '../../src/modules/integrity';
 import { sandboxFee } from '../../src/integrations/payments';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser } from '../helpers/auth';

@@ -5,7 +5,7 @@ import { authHeaders, createUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
 import { deliver, stripeEvent } from '../helpers/stripe';
-import { checkLedger } from '../../src/modules/ledger';
+import { checkLedger } from '../../src/modules/integrity';
 import { splitProportionally, withdrawalsFor } from '../../src/modules/payouts';
 import { piSucceeded, startGift } from './donations-fixtures';
 

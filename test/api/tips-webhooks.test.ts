@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sandboxFee } from '../../src/integrations/payments';
 import { completeCheckout } from '../../src/integrations/payments/sandbox-actions';
-import { checkLedger } from '../../src/modules/ledger';
+import { checkLedger } from '../../src/modules/integrity';
 import { tipLedgerCheck } from '../../src/modules/tips/tips.check';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
 import { deliver, stripeEvent } from '../helpers/stripe';

@@ -2,4 +2,3 @@
 export { accounts, RAISED_KINDS, type LedgerKind } from './accounts';
 export { post, UnbalancedLedgerGroup } from './ledger.service';
 export { balance, type LedgerEntry } from './ledger.repo';
-export { checkLedger, ledgerChecks, type LedgerCheck } from './ledger.check';
