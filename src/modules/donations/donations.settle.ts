@@ -40,7 +40,8 @@ export function takenBack(d: Pick<DonationRow, 'amount_cents' | 'tip_cents' | 'p
 const sameCurrency = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
- * pending -> paid, once: the ledger group, the counters, and the events, all in `trx`. The
+ * pending -> paid, once: the ledger group, the counters, and the events, all in `trx` (which
+ * holds the campaign row's lock, see donations.webhooks.ts). The
  * conditional update decides (a second event for the same payment changes nothing); an
  * amount or currency that differs from the gift settles nothing and is logged.
  */

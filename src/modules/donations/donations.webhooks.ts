@@ -50,10 +50,17 @@ async function prefetchFee(ctx: AppContext, event: ProcessorEvent): Promise<{ fe
 
 const feeOf = (prefetched: unknown) => Number((prefetched as { fee?: number } | undefined)?.fee ?? 0);
 
-/** A handler that runs on the locked gift; objects that name no gift are ignored. */
+/**
+ * A handler that runs on the locked gift; objects that name no gift are ignored. The campaign
+ * row is locked first (a gift never changes campaign): every settlement of a campaign then
+ * takes its locks in one order (campaign, gift, donor row), so concurrent events cannot deadlock.
+ */
 function onDonation(run: (ctx: AppContext, trx: Knex.Transaction, d: DonationRow, o: Obj, event: ProcessorEvent, fee: number) => Promise<Outcome>, settles = true): WebhookHandler {
   const h: WebhookHandler = async (ctx, event, trx, prefetched) => {
-    const d = await locate(trx, event, true);
+    const found = await locate(trx, event, false);
+    if (!found) return 'ignored';
+    await repo.lockCampaign(trx, found.fundraiser_id);
+    const d = await repo.findById(trx, found.id, true);
     if (!d) return 'ignored';
     return run(ctx, trx, d, event.data.object as Obj, event, feeOf(prefetched));
   };
