@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { setFlag } from '../http/flags';
+import { checkLedger } from '../modules/integrity';
 import { CliError, type Command } from './command';
 import { identityCommands } from './identity-commands';
 import { mailCommands } from './mail-commands';
@@ -17,6 +18,15 @@ export const commands: Record<string, Command> = {
       if (value !== 'on' && value !== 'off') throw new CliError('set-flag: value must be on or off');
       await setFlag(db, key, value === 'on');
       return `${key} is now ${value}`;
+    },
+  },
+  'check-ledger': {
+    usage: '(recomputes every money counter from the ledger and the donations; exits 1 listing each difference)',
+    async run(db) {
+      const problems = await checkLedger(db);
+      if (problems.length > 0) throw new CliError(`ledger has ${problems.length} difference(s):\n${problems.join('\n')}`);
+      const { rows } = await db.raw('select (select count(distinct group_id) from ledger_entries) as groups, (select count(*) from fundraisers) as campaigns');
+      return `ledger clean: ${Number(rows[0].groups)} groups, ${Number(rows[0].campaigns)} campaigns checked`;
     },
   },
   'seed-demo': {
