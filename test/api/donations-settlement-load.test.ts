@@ -98,7 +98,7 @@ function checkoutCompleted(p: Plan) {
 function eventsFor(plans: Plan[]) {
   const events: Array<Record<string, any>> = [];
   const early: Array<Record<string, any>> = [];
-  plans.forEach((p, i) => {
+  plans.forEach((p) => {
     events.push(piSucceeded(p));
     if (p.checkout) events.push(checkoutCompleted(p));
   });

@@ -166,6 +166,17 @@ describe('settlement through the webhook', () => {
     expect(await testDb()('processed_webhook_events').where({ event_id: ev.id }).first('outcome')).toEqual({ outcome: 'ignored' });
   });
 
+  test('when gifts settle then /platform/numbers sums the ledger-backed campaign counters', async () => {
+    const before = (await request(createTestApp().app).get('/api/v1/platform/numbers')).body;
+    const f = await createFundraiser(testDb(), ownerId);
+    const g = await startGift(t, f.id, 4_321);
+    await deliver(t, piSucceeded(g));
+    // A fresh app: the numbers are cached for five minutes per process.
+    const after = (await request(createTestApp().app).get('/api/v1/platform/numbers')).body;
+    expect(after.total_raised_cents - before.total_raised_cents).toBe(4_321);
+    expect(after.donations_total - before.donations_total).toBe(1);
+  });
+
   test('when the same event is delivered to two app instances at once then it settles once', async () => {
     const f = await createFundraiser(testDb(), ownerId);
     const other = createTestApp();
