@@ -90,10 +90,16 @@ describe('sandbox checkout', () => {
     expect(succeeded!.data.object.latest_charge).toMatch(/^ch_/);
     expect(await t.ctx.payments.feeForPaymentIntent(piId)).toBe(Math.round(2500 * 0.029) + 30);
 
-    // A second press finds the session complete.
+    // A double-clicked "Pay": the same redirect, and nothing is charged or sent twice.
     const again = await request(t.app).post(`/sandbox/checkout/${s.id}/complete`).type('form').send('');
-    expect(again.status).toBe(409);
-    expect(again.body.error).toBe('Conflict');
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe(res.headers.location);
+    expect(await received(s.id)).toHaveLength(1);
+    expect(await t.ctx.db('sandbox_objects').where({ kind: 'payment_intent' }).whereRaw("data->'metadata'->>'donation_id' = 'd-42'")).toHaveLength(1);
+    // Cancelling a paid session is refused.
+    const cancel = await request(t.app).post(`/sandbox/checkout/${s.id}/cancel`);
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.error).toBe('Conflict');
   });
 
   test('when the cancel form is posted, then checkout.session.expired reaches the webhook and the answer is 303 to the cancel URL', async () => {

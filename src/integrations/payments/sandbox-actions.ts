@@ -60,6 +60,8 @@ const withSessionId = (url: string, id: string) => url.replaceAll('{CHECKOUT_SES
 export function completeCheckout(db: Db, sessionId: string): Promise<CheckoutOutcome> {
   return inTrx(db, async (trx) => {
     const s = await locked(trx, sessionId, 'checkout_session');
+    // A double-clicked "Pay": the browser shows the second answer, so it must be the same redirect.
+    if (s.status === 'complete') return { redirect: withSessionId(s.success_url, s.id), events: [] };
     if (s.status !== 'open') throw new SandboxActionError(409, `This checkout session is ${s.status}`);
     const metadata = s.metadata ?? {};
     const email = s.customer_email ?? null;
@@ -133,6 +135,7 @@ export function completeCheckout(db: Db, sessionId: string): Promise<CheckoutOut
 export function cancelCheckout(db: Db, sessionId: string): Promise<CheckoutOutcome> {
   return inTrx(db, async (trx) => {
     const s = await locked(trx, sessionId, 'checkout_session');
+    if (s.status === 'expired') return { redirect: withSessionId(s.cancel_url, s.id), events: [] };
     if (s.status !== 'open') throw new SandboxActionError(409, `This checkout session is ${s.status}`);
     const patch = { status: 'expired', payment_status: 'unpaid' };
     await updateObject(trx, s.id, patch);
