@@ -165,7 +165,8 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string
   if (!draftOnlyEdit) requireVerifiedEmail({ emailVerified: owner.email_verified });
 
   // Once any gift was paid the campaign has collected money, even if it was refunded since.
-  const plan = planTransition(row.status, to, await hasCollectedMoney(ctx.db, row.id));
+  const collected = Number(row.raised_cents) > 0 || (await hasCollectedMoney(ctx.db, row.id));
+  const plan = planTransition(row.status, to, collected);
   const columns = await columnsFor(ctx, body);
   const merged = { ...row, ...columns } as Record<string, unknown>;
   const contentChanged = CONTENT_FIELDS.some((k) => changed(row, columns, k));
