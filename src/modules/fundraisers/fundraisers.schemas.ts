@@ -33,10 +33,11 @@ const imageRef = z.union([
     .regex(/^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/=]+$/, 'must be an http(s) or data:image URL'),
 ]);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
-// A campaign's end lies within this century or the next: further is a typo, and year 0 is no date in Postgres.
-const isoDate = isoDateInRange({ minYear: 1900, maxYear: 2199, dateTime: true })
+// Far-off drafts stay possible (publishing needs an end within a year anyway); year 0 is no date
+// in Postgres, and years past 2999 are typos.
+const isoDate = isoDateInRange({ minYear: 1900, maxYear: 2999, dateTime: true })
   .transform((s) => s.slice(0, 10))
-  .describe('YYYY-MM-DD, years 1900 to 2199 (a date-time is cut to its date)');
+  .describe('YYYY-MM-DD, years 1900 to 2999 (a date-time is cut to its date)');
 
 const writable = {
   title: z.string().trim().min(1).max(LIMITS.titleMax),
