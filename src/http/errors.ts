@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import type {} from 'pino-http';
+import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
 
 /** The one error type. Renders as `{ error, message, ...extra }`, never wrapped. */
 export class ApiError extends Error {
@@ -45,6 +46,16 @@ const isDataException = (code: unknown): boolean => typeof code === 'string' && 
 
 const STATUS_ERROR: Record<number, string> = { 413: 'Payload too large', 415: 'Unsupported media type' };
 
+/**
+ * The AWS SDK on POST /local-idp/ reads only Cognito's `{ __type, message }`; pipeline failures
+ * there (unreadable body, wrong media type, ...) take the fault Cognito would send.
+ */
+function cognitoType(e: ApiError): string {
+  if (e.status >= 500) return 'InternalErrorException';
+  if (e.status === 415 || e.error === 'Invalid JSON') return 'SerializationException';
+  return 'InvalidParameterException';
+}
+
 interface HttpLikeError { status?: number; statusCode?: number; type?: string; expose?: boolean; code?: string }
 
 /** The one error middleware. */
@@ -82,5 +93,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     }
   }
   if (res.headersSent) return;
+  if (speaksCognito(req)) return sendCognitoFault(res, cognitoType(apiErr), apiErr.message, apiErr.status >= 500 ? 500 : 400);
   res.status(apiErr.status).json(apiErr.body());
 };

@@ -183,7 +183,7 @@ describe('login CSRF and body media types', () => {
     expect(charset.status).toBe(200);
   });
 
-  test('when the local identity provider gets its own media type, then it answers; plain JSON there is 415', async () => {
+  test('when the local identity provider gets its own media type, then it answers; another type or broken JSON is a Cognito SerializationException', async () => {
     const amz = await request(t.app)
       .post('/local-idp/')
       .set('X-Amz-Target', 'AWSCognitoIdentityProviderService.DeleteUserPool')
@@ -192,6 +192,18 @@ describe('login CSRF and body media types', () => {
     expect(amz.status).toBe(400);
     expect(amz.body.__type ?? JSON.parse(amz.text).__type).toBe('UnknownOperationException');
     const json = await request(t.app).post('/local-idp/').set('X-Amz-Target', 'AWSCognitoIdentityProviderService.InitiateAuth').send({});
-    expect(json.status).toBe(415);
+    expect(json.status).toBe(400);
+    expect(json.headers['x-amzn-errortype']).toBe('SerializationException');
+    expect(JSON.parse(json.text)).toEqual({ __type: 'SerializationException', message: expect.any(String) });
+    const broken = await request(t.app)
+      .post('/local-idp/')
+      .set('X-Amz-Target', 'AWSCognitoIdentityProviderService.InitiateAuth')
+      .set('Content-Type', 'application/x-amz-json-1.1')
+      .send('{"ClientId":');
+    expect(JSON.parse(broken.text).__type).toBe('SerializationException');
+    // Without the Cognito target header a caller is not the SDK: the API's own 415 shape.
+    const plain = await request(t.app).post('/local-idp/').send({});
+    expect(plain.status).toBe(415);
+    expect(plain.body.error).toBe('Unsupported media type');
   });
 });
