@@ -82,6 +82,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       // Safety net only: schemas bound every value, so reaching here is a schema gap worth a warning.
       req.log?.warn({ code: e.code, err: (err as Error).message }, 'data exception from the database (schema gap)');
       apiErr = new ApiError(400, 'Bad request', 'A value is out of range or has the wrong format');
+    } else if (e.code === '57014' || (err as Error)?.name === 'KnexTimeoutError') {
+      // A statement timeout or an exhausted pool: the service is overloaded, not broken; say when to retry.
+      req.log?.warn({ code: e.code, err: (err as Error).message }, 'query timed out or no connection was free');
+      res.setHeader('Retry-After', '1');
+      apiErr = new ApiError(503, 'Service unavailable', 'The service is busy; please retry shortly', { code: 'BUSY', retryAfter: 1 });
     } else if (status && status >= 400 && status < 500)
       apiErr = new ApiError(status, e.expose ? (STATUS_ERROR[status] ?? 'Bad request') : 'Bad request', e.expose ? (err as Error).message : 'The request is malformed');
     else {

@@ -207,3 +207,17 @@ describe('login CSRF and body media types', () => {
     expect(plain.body.error).toBe('Unsupported media type');
   });
 });
+
+describe('overload', () => {
+  it('when a query hits a statement timeout outside search, then the answer is 503 with Retry-After, not 500', async () => {
+    const express = (await import('express')).default;
+    const { errorHandler } = await import('../../src/http/errors');
+    const app = express();
+    app.get('/slow', (_req, _res, next) => next(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })));
+    app.use(errorHandler);
+    const r = await (await import('supertest')).default(app).get('/slow');
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('1');
+    expect(r.body).toMatchObject({ error: 'Service unavailable', code: 'BUSY' });
+  });
+});
