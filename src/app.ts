@@ -1,32 +1,141 @@
-import { randomUUID } from 'node:crypto';
-import express, { type Express, type Request } from 'express';
+import http from 'node:http';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import helmet from 'helmet';
-import pinoHttp from 'pino-http';
 import type { AppContext } from './context';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
 import { buildOpenApi } from './http/openapi';
-import { createLimiters, type Limiters } from './http/rate-limits';
+import { createLimiters, skipsGlobal, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
-import { httpLogSerializers } from './infra/logger';
+import { requestLogging } from './infra/logger';
 import { SWAGGER_UI_DIR } from './modules/docs';
 import { modulesFor } from './modules';
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export interface BuiltApp {
   app: Express;
   limiters: Limiters;
 }
 
-/** Mounts routes most specific first and refuses an ambiguous table (see route-table.ts). */
-function mountAll(router: express.Router, mods: RouteModule[], ctx: AppContext, limiters: Limiters) {
+const firstSegment = (path: string) => {
+  const end = path.indexOf('/', 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+};
+/** A first segment every URL that matches it spells the same (no parameter, wildcard or group). */
+const LITERAL = /^[\w.~-]+$/;
+
+/**
+ * Mounts routes most specific first and refuses an ambiguous table (see route-table.ts). Each
+ * literal first segment (`fundraisers`, `idp`, ...) gets its own router holding its routes in
+ * the table's order, and one map lookup picks it, so a request is tested against a handful of
+ * route patterns instead of every route before it. Two routes with different literal first
+ * segments never match the same URL, so the order within each router is the table's order.
+ * Routes starting with a parameter (none today) come last in the table and are tried last.
+ */
+function mountAll(mods: RouteModule[], ctx: AppContext, limiters: Limiters): RequestHandler {
   const routes = orderRoutes(mods);
   assertUnambiguous(routes);
-  for (const { route, path } of routes) router[route.method](path, ...buildRouteHandlers(route, ctx, limiters));
+  const bySegment = new Map<string, express.Router>();
+  let rest: express.Router | undefined;
+  for (const { route, path } of routes) {
+    const seg = firstSegment(path);
+    // Express matches paths case-insensitively; the map keys and lookups are lower case to match.
+    const key = LITERAL.test(seg) ? seg.toLowerCase() : undefined;
+    let router = key === undefined ? rest : bySegment.get(key);
+    if (!router) {
+      router = express.Router();
+      if (key === undefined) rest = router;
+      else bySegment.set(key, router);
+    }
+    router[route.method](path, ...buildRouteHandlers(route, ctx, limiters));
+  }
+  const fallback = rest;
+  return (req, res, next) => {
+    const router = bySegment.get(firstSegment(req.path).toLowerCase());
+    if (!router) return fallback ? fallback(req, res, next) : next();
+    if (!fallback) return router(req, res, next);
+    // A router ends with done(undefined | null) when no route answered ('router' exits too).
+    router(req, res, (err?: unknown) => (err ? next(err) : fallback(req, res, next)));
+  };
+}
+
+/** The headers a middleware sets when it only depends on its options (helmet; cors for a non-preflight). */
+function headersSetBy(mw: RequestHandler, req: Partial<Request>): Array<[string, string]> {
+  const set = new Map<string, string>();
+  const res = {
+    setHeader: (name: string, value: unknown) => set.set(name, String(value)),
+    getHeader: (name: string) => set.get(name),
+    removeHeader: (name: string) => set.delete(name),
+  };
+  let done = false;
+  void mw(req as Request, res as unknown as express.Response, (err?: unknown) => {
+    if (err) throw err;
+    done = true;
+  });
+  if (!done) throw new Error('a static-header middleware did not finish synchronously');
+  return [...set];
+}
+
+/**
+ * Helmet's security headers and the CORS answer to a non-preflight request, computed once:
+ * with a fixed allowed origin, cors answers every actual request with the same headers
+ * (Access-Control-Allow-Origin = SITE_URL, credentials, Vary: Origin), Origin or not, and helmet's
+ * values depend only on its options. The Vary keeps shared caches of the public reads from
+ * serving one origin's answer to another. Preflights (OPTIONS) still go through cors itself.
+ */
+function staticHeaders(config: AppContext['config']): RequestHandler {
+  // Helmet defaults, except that a service reached over plain http must not tell browsers to
+  // upgrade its own asset requests (the docs page would then fail to load its scripts).
+  const https = config.PUBLIC_URL.startsWith('https:');
+  const secure = headersSetBy(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }), {});
+  const corsMw = cors({ origin: config.SITE_URL, credentials: true });
+  const corsHeaders = headersSetBy(corsMw, { method: 'GET', headers: {} });
+  return (req, res, next) => {
+    for (const [name, value] of secure) res.setHeader(name, value);
+    if (req.method === 'OPTIONS') return corsMw(req, res, next);
+    for (const [name, value] of corsHeaders) {
+      if (name === 'Vary') res.vary(value);
+      else res.setHeader(name, value);
+    }
+    next();
+  };
+}
+
+/** Whether the request has body bytes to read, as body-parser decides it (type-is's hasBody). */
+const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+
+/**
+ * Express gives every request and response the app's prototypes (`app.handle` calls
+ * Object.setPrototypeOf), which makes V8 reshape both objects on every request: measured, that
+ * costs more CPU than the rest of the framework together. `app.listen` here creates them from
+ * classes whose prototypes are the app's, so that call changes nothing. The prototype chain and
+ * methods are the same; a server made elsewhere (supertest's) works as before, just slower.
+ */
+function bornWithAppPrototypes(app: Express): void {
+  class ApiRequest extends http.IncomingMessage {}
+  class ApiResponse extends http.ServerResponse {}
+  Object.setPrototypeOf(ApiRequest.prototype, app.request);
+  Object.setPrototypeOf(ApiResponse.prototype, app.response);
+  app.request = ApiRequest.prototype as unknown as Express['request'];
+  app.response = ApiResponse.prototype as unknown as Express['response'];
+  // Express's own listen, with the classes (and, like it, a listen error goes to the callback).
+  app.listen = function listen(...args: unknown[]) {
+    const server = http.createServer({ IncomingMessage: ApiRequest, ServerResponse: ApiResponse }, app);
+    const last = args[args.length - 1];
+    if (typeof last === 'function') {
+      let called = false;
+      const done = (...a: unknown[]) => {
+        if (called) return;
+        called = true;
+        last(...a);
+      };
+      args[args.length - 1] = done;
+      server.once('error', done);
+    }
+    return server.listen(...(args as Parameters<http.Server['listen']>));
+  } as Express['listen'];
 }
 
 /** Full paths of the routes that declare `rawBody` (they verify signatures over the exact bytes). */
@@ -41,51 +150,48 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   const { config } = ctx;
   const app = express();
   app.disable('x-powered-by');
+  bornWithAppPrototypes(app);
   if (config.TRUST_PROXY !== undefined) {
     const v = config.TRUST_PROXY;
     app.set('trust proxy', /^\d+$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v);
   }
-  app.use(
-    pinoHttp({
-      logger: ctx.log,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: httpLogSerializers,
-    }),
-  );
-  // Helmet defaults, except that a service reached over plain http must not tell browsers to
-  // upgrade its own asset requests (the docs page would then fail to load its scripts).
-  const https = config.PUBLIC_URL.startsWith('https:');
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }));
-  app.use(cors({ origin: config.SITE_URL, credentials: true }));
-  app.use(cookieParser());
-  app.use(csrfProtection(config));
+  app.use(requestLogging(app, ctx.log));
+  app.use(staticHeaders(config));
+  const parseCookies = cookieParser();
+  const csrf = csrfProtection(config);
   // The raw bytes are kept only where a route asks for them (the Stripe webhook's signature check).
   const rawBodyPaths = rawBodyPathsOf(modules);
-  app.use(
-    express.json({
-      limit: config.JSON_BODY_LIMIT,
-      // Cognito's JSON protocol (POST /local-idp/) sends application/x-amz-json-1.1.
-      type: ['application/json', 'application/x-amz-json-1.1'],
-      verify: (req, _res, buf) => {
-        if (rawBodyPaths.has((req.url ?? '').split('?')[0])) (req as Request & { rawBody?: Buffer }).rawBody = buf;
-      },
-    }),
+  const json = express.json({
+    limit: config.JSON_BODY_LIMIT,
+    // Cognito's JSON protocol (POST /local-idp/) sends application/x-amz-json-1.1.
+    type: ['application/json', 'application/x-amz-json-1.1'],
+    verify: (req, _res, buf) => {
+      if (rawBodyPaths.has((req.url ?? '').split('?')[0])) (req as Request & { rawBody?: Buffer }).rawBody = buf;
+    },
+  });
+  const form = express.urlencoded({ extended: false, limit: config.JSON_BODY_LIMIT });
+  // Cookies, the CSRF check and body parsing as one step; a request with no body (every guest
+  // GET) skips both parsers, leaving req.body undefined as they would.
+  app.use((req, res, next) =>
+    parseCookies(req, res, () =>
+      csrf(req, res, (err?: unknown) => {
+        if (err) return next(err);
+        if (!hasBody(req)) {
+          if (!('body' in (req as object))) req.body = undefined;
+          return next();
+        }
+        json(req, res, (jsonErr?: unknown) => (jsonErr ? next(jsonErr) : form(req, res, next)));
+      }),
+    ),
   );
-  app.use(express.urlencoded({ extended: false, limit: config.JSON_BODY_LIMIT }));
 
   const limiters = createLimiters(config, ctx.redis, ctx.credentials);
 
-  const root = express.Router();
   const api = express.Router();
-  api.use(limiters.global);
-  mountAll(root, modules.filter((m) => m.root), ctx, limiters);
-  mountAll(api, modules.filter((m) => !m.root), ctx, limiters);
+  // The global limiter's own skip runs after its async setup; the same test up front saves it
+  // on the public reads, which skip it.
+  api.use((req, res, next) => (skipsGlobal(req.method, req.path) ? next() : limiters.global(req, res, next)));
+  api.use(mountAll(modules.filter((m) => !m.root), ctx, limiters));
 
   let openapi: Record<string, unknown> | null = null;
   api.get('/openapi.json', (_req, res) => {
@@ -97,7 +203,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   api.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false }));
   api.use(notFoundHandler);
 
-  app.use(root);
+  app.use(mountAll(modules.filter((m) => m.root), ctx, limiters));
   app.use('/api/v1', api);
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 
 /**
@@ -17,7 +17,7 @@ export type CachePolicy = { scope: 'public'; maxAge: number; vary?: string[] } |
 export const PUBLIC_READ_MAX_AGE = 30;
 
 export function etagOf(body: Buffer | string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+  return `"${hash('sha1', body, 'base64url')}"`;
 }
 
 /** If-None-Match matches when it lists the tag (weak or strong: GET uses the weak comparison) or is `*`. */
@@ -30,9 +30,14 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   });
 }
 
+/** The body may differ by credential (owner fields) or negotiated language: caches key on them. */
+const CREDENTIAL_VARY = 'Authorization, Cookie';
+
 /**
  * Sends `body` as the JSON answer of a GET with the policy's headers, or 304 with no body when
  * the client already holds it. Returns nothing: the route pipeline sees the response as sent.
+ * The body is serialised once; those bytes are hashed for the ETag and written as they are
+ * (what res.send would do with them, minus its second freshness check and header lookups).
  */
 export function sendCacheable(req: Request, res: Response, body: unknown, policy: CachePolicy, status = 200): void {
   const json = Buffer.from(JSON.stringify(body));
@@ -40,15 +45,19 @@ export function sendCacheable(req: Request, res: Response, body: unknown, policy
   res.setHeader('ETag', etag);
   if (policy.scope === 'public') {
     res.setHeader('Cache-Control', `public, max-age=${policy.maxAge}`);
-    // The body may differ by credential (owner fields) or negotiated language: caches key on them.
-    const vary = new Set(['Authorization', 'Cookie', ...(policy.vary ?? [])]);
-    res.vary([...vary].join(', '));
+    // res.vary appends only the fields not listed yet (CORS has set Origin).
+    res.vary(policy.vary?.length ? `${CREDENTIAL_VARY}, ${policy.vary.join(', ')}` : CREDENTIAL_VARY);
   } else {
     res.setHeader('Cache-Control', 'private, no-store');
   }
-  if (status === 200 && (req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchHits(req.get('If-None-Match'), etag)) {
+  const header = req.headers['if-none-match'];
+  if (status === 200 && (req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchHits(header, etag)) {
     res.status(304).end();
     return;
   }
-  res.status(status).type('application/json').send(json);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', json.length);
+  if (req.method === 'HEAD') res.end();
+  else res.end(json);
 }

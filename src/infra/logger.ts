@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { Express, Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
@@ -10,11 +12,53 @@ export function createLogger(level: string): Logger {
 }
 
 /**
- * pino-http serializers: one short line per request (method, url, id; status). Headers are left
- * out so credentials and cookies never reach the log and lines stay small; pino-http adds
- * responseTime itself.
+ * One short line per request (method, url, id; status). Headers are left out so credentials
+ * and cookies never reach the log and lines stay small.
  */
 export const httpLogSerializers = {
   req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
   res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
 };
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const OWN_LOG = Symbol('request-log');
+
+type LoggedRequest = Request & { [OWN_LOG]?: Logger };
+
+const reqLine = (req: Request) => httpLogSerializers.req({ id: (req as { id?: unknown }).id, method: req.method, url: req.originalUrl ?? req.url });
+
+/**
+ * The request log, in place of pino-http (whose per-request child loggers and listeners cost
+ * ~8% of a hot read even at level silent), writing the same lines: `X-Request-Id` (the caller's
+ * when well-formed, else a UUID) on every answer and as `req.id`; on completion one line with
+ * `req`, `res`, `responseTime` at info, or at error with `err` for a 5xx ('request errored').
+ * `req.log` (a child bound to the request line) is built only when a handler logs through it.
+ */
+export function requestLogging(app: Express, log: Logger): RequestHandler {
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: LoggedRequest) {
+      return (this[OWN_LOG] ??= log.child({ req: reqLine(this) }));
+    },
+    set(this: LoggedRequest, value: Logger) {
+      this[OWN_LOG] = value;
+    },
+  });
+  return (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    (req as { id?: unknown }).id = id;
+    res.setHeader('X-Request-Id', id);
+    // error is the highest level this log writes at: below it nothing is written, so no listener.
+    if (log.isLevelEnabled('error')) {
+      const start = Date.now();
+      // 'close' follows 'finish' on a completed answer and comes alone on an aborted one.
+      res.once('close', () => {
+        const line = { req: reqLine(req), res: httpLogSerializers.res(res), responseTime: Date.now() - start };
+        if (res.statusCode >= 500) log.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+        else log.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+      });
+    }
+    next();
+  };
+}
