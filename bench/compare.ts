@@ -30,6 +30,28 @@ interface Wrk {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time (user + system) the server process spent during the slice, ms. */
+  cpuMs: number;
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** A process's CPU time so far (ms), from /proc (Linux); NaN elsewhere. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
 }
 
 function ms(v: string): number {
@@ -38,14 +60,18 @@ function ms(v: string): number {
   return Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[m[2]!]!;
 }
 
-function wrk(url: string, script: string, seconds: number): Wrk {
+function wrk(url: string, script: string, seconds: number, pid?: number): Wrk {
+  const cpuBefore = cpuMsOf(pid);
   const out = execFileSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
   const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
   const requests = num(/(\d+) requests in/);
   const took = /requests in ([\d.]+)(ms|s|m)/.exec(out);
   const secs = took ? Number(took[1]) * (took[2] === 'ms' ? 0.001 : took[2] === 'm' ? 60 : 1) : seconds;
   const errors = num(/Non-2xx or 3xx responses: (\d+)/) + num(/Socket errors: connect (\d+)/);
-  return { requests, seconds: secs, rps: requests / secs, p50: ms(/50%\s+(\S+)/.exec(out)?.[1] ?? ''), p99: ms(/99%\s+(\S+)/.exec(out)?.[1] ?? ''), errors };
+  const cpuMs = cpuMsOf(pid) - cpuBefore;
+  // Anchored at the line start: the thread-stats line's "+/- Stdev" column can end in "50%" too.
+  const pct = (p: number) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '');
+  return { requests, seconds: secs, rps: requests / secs, p50: pct(50), p99: pct(99), errors, cpuMs };
 }
 
 /** A wrk script cycling through `paths`, each request from its own client address. */
@@ -112,9 +138,12 @@ async function orchestrate() {
         const order = round % 2 === 0 ? (['app', 'bare'] as const) : (['bare', 'app'] as const);
         const t = totals.get(s.name) ?? { app: [], bare: [] };
         for (const side of order) {
-          const r = wrk(`http://127.0.0.1:${servers[side].port}`, s.script, SECONDS);
+          const r = wrk(`http://127.0.0.1:${servers[side].port}`, s.script, SECONDS, servers[side].child.pid);
           t[side].push(r);
-          log(`round ${round + 1} ${s.name} ${side}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, errors ${r.errors}`);
+          log(
+            `round ${round + 1} ${s.name} ${side}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ` +
+              `CPU ${((r.cpuMs / r.requests) * 1000).toFixed(0)} us/request, errors ${r.errors}`,
+          );
         }
         totals.set(s.name, t);
       }
@@ -127,12 +156,16 @@ async function orchestrate() {
 }
 
 function writeSection(totals: Map<string, { app: Wrk[]; bare: Wrk[] }>, before: number[], after: number[]) {
-  const sum = (xs: Wrk[]) => xs.reduce((a, x) => ({ r: a.r + x.requests, s: a.s + x.seconds, e: a.e + x.errors }), { r: 0, s: 0, e: 0 });
+  const sum = (xs: Wrk[]) =>
+    xs.reduce((a, x) => ({ r: a.r + x.requests, s: a.s + x.seconds, e: a.e + x.errors, c: a.c + x.cpuMs }), { r: 0, s: 0, e: 0, c: 0 });
+  const cpuLines: string[] = [];
   const lines = [...totals].map(([name, t]) => {
     const a = sum(t.app);
     const b = sum(t.bare);
     const ratios = t.app.map((x, i) => (x.rps / t.bare[i]!.rps).toFixed(2)).join(', ');
     const p = (xs: Wrk[]) => `${Math.max(...xs.map((x) => x.p50)).toFixed(1)} / ${Math.max(...xs.map((x) => x.p99)).toFixed(1)}`;
+    const us = (x: { r: number; c: number }) => (x.c / x.r) * 1000;
+    cpuLines.push(`| ${name} | ${us(a).toFixed(0)} | ${us(b).toFixed(0)} | ${(us(b) / us(a)).toFixed(2)}x |`);
     return `| ${name} | ${(a.r / a.s).toFixed(0)} | ${(b.r / b.s).toFixed(0)} | **${(a.r / a.s / (b.r / b.s)).toFixed(2)}x** | ${ratios} | ${p(t.app)} | ${p(t.bare)} | ${a.e} / ${b.e} |`;
   });
   const cpu = os.cpus();
@@ -158,13 +191,37 @@ function writeSection(totals: Map<string, { app: Wrk[]; bare: Wrk[] }>, before: 
       'serialiser or ETag. The list side uses the API\'s cache-hit query (no count) and a total counted once at start, as ' +
       'the API serves it from its 30 s count cache.',
     '',
-    'Where the API\'s extra time goes (a --cpu-prof of the API process under this load on the slug read, inclusive): ' +
-      'socket writes to Postgres and to the client (`writev`, kernel time that both sides pay) ~35%, the Express ' +
-      'pipeline of src/app.ts ~35% (router matching ~9%, pino-http ~8% even at level silent, helmet ~4%, ' +
-      'express-rate-limit ~4%, cors ~3%, body-parser ~3% on a GET, cookie-parser ~3%), GC ~6%; the route itself ' +
-      '(one statement, serialiser, ETag) ~3%. Closing the rest of the gap is pipeline work (skip body parsing and ' +
-      'cookie parsing on GETs that read neither, pino-http without per-request child loggers when the level is ' +
-      'silent), not SQL.',
+    'CPU time of each server process per request over the same slices (user + system, from /proc; a machine busy with ' +
+      'other work slows both sides\' wall clock but much less their CPU per request, so this is the steadier figure). ' +
+      'The throughput ratio follows it when both processes get the same CPU share:',
+    '',
+    '| read | API CPU us/request | bare CPU us/request | bare / API |',
+    '|---|---|---|---|',
+    ...cpuLines,
+    '',
+    'Before the pipeline work below (same script, 2026-11-23, load average 10-20): slug 0.34x, `{id}` 0.41x, list 0.40x ' +
+      '(per-round 0.30-0.55).',
+    '',
+    'Where the API\'s time went, and what the pipeline does about it (CPU per request of one server process under wrk, ' +
+      '64 connections, slug read, measured one at a time on 2026-11-23; the machine was loaded, so +-15%):',
+    '',
+    '- Express itself: `app.handle` gives every request and response the app\'s prototypes (`Object.setPrototypeOf`), which ' +
+      'makes V8 reshape both objects on every request. A one-route Express 5 app cost ~90 us/request against ~17 us for ' +
+      'node:http with the same body; with requests and responses created from classes whose prototypes already are the ' +
+      'app\'s (src/app.ts `bornWithAppPrototypes`, used by `app.listen`), ~26 us. The API\'s slug read went from ~400 to ~240 us.',
+    '- The rest of the pipeline, before it: pino-http (child logger and listeners per request even at level silent), helmet ' +
+      '(13 middlewares), cors, cookie-parser, csrf, two body parsers and ~70 route patterns tested in order, each its own ' +
+      'Express layer. Now: one request-log step (request id always; listener only when the level logs), helmet\'s and ' +
+      'cors\'s headers computed once at start and set in one step (preflights still go through cors), cookies + CSRF + body ' +
+      'in one step that skips both parsers when the request has no body, one router per first path segment picked by a ' +
+      'map lookup, the global limiter\'s skip list tested before its async machinery, and a guest (no Cookie, no ' +
+      'Authorization) never calls the credential resolver. With the route returning a fixed body, the whole pipeline is ' +
+      '~160 us before the prototype change.',
+    '- The route: one statement (as before), the serialiser, one JSON.stringify whose bytes are hashed (sha1, one-shot ' +
+      '`crypto.hash`) and written directly. The per-IP `public` limiter with a new address per request costs ~5-10 us ' +
+      '(its memory store keeps one entry per address for the window: more GC).',
+    '- What is left is mostly shared with the bare side: socket writes to the client and to Postgres (`writev` ~25% of ' +
+      'wall-clock samples, kernel time inflated by the loaded machine), pg\'s row parsing, GC (~7%, bare ~2%).',
     '<!-- compare:end -->',
   ].join('\n');
   const file = path.join(__dirname, 'RESULTS.md');
