@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
+import { parseConfig } from '../src/config';
+import { createLogger } from '../src/infra/logger';
 import { resolveLocation } from '../src/integrations/geo';
+import { sandboxFee } from '../src/integrations/payments';
+import { recordSettledGift } from '../src/modules/donations';
 
 // An optional demo data set (`npm run admin -- seed-demo`): one verified creator and a dozen
 // live campaigns in real cities, so the list, search, near and cities reads show something on
@@ -47,7 +51,7 @@ export async function seed(knex: Knex): Promise<void> {
   const endDate = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
   for (const [i, c] of CAMPAIGNS.entries()) {
     const point = resolveLocation(c.location);
-    await knex('fundraisers')
+    const [created] = await knex('fundraisers')
       .insert({
         owner_user_id: owner.id,
         title: c.title,
@@ -55,7 +59,6 @@ export async function seed(knex: Knex): Promise<void> {
         summary: c.summary,
         story_html: `<p>${c.summary} Every gift goes straight to the cause, and we will post updates as we go.</p>`,
         goal_amount_cents: c.goal,
-        raised_cents: c.raised,
         status: 'active',
         visibility: 'public',
         category_id: categories.get(c.category) ?? null,
@@ -69,6 +72,32 @@ export async function seed(knex: Knex): Promise<void> {
         created_at: knex.raw(`now() - make_interval(hours => ?)`, [i * 7]),
       })
       .onConflict('slug')
-      .ignore();
+      .ignore()
+      .returning('id');
+    // Money only ever enters through settled gifts (ledger, counters, donors), never as a bare counter.
+    if (created) await seedGifts(knex, created.id, c.raised);
   }
+}
+
+const DONORS = ['Ana P.', 'Ben K.', 'Chloé D.', 'Dmytro S.', null];
+
+/** `raised` as up to five settled gifts (the last one anonymous), each with the sandbox's processor fee. */
+async function seedGifts(knex: Knex, fundraiserId: string, raised: number): Promise<void> {
+  const ctx = { config: parseConfig(process.env), log: createLogger('silent') };
+  const parts = Math.max(1, Math.min(DONORS.length, Math.floor(raised / 10_000)));
+  const each = Math.floor(raised / parts);
+  await knex.transaction(async (trx) => {
+    for (let i = 0; i < parts; i += 1) {
+      const amount = i === parts - 1 ? raised - each * (parts - 1) : each;
+      const name = DONORS[i];
+      await recordSettledGift(ctx, trx, {
+        fundraiser_id: fundraiserId,
+        amount_cents: amount,
+        donor_name: name,
+        anonymous: name === null,
+        donor_email: `demo-donor-${i + 1}@example.org`,
+        fee_cents: sandboxFee(amount),
+      });
+    }
+  });
 }

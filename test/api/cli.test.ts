@@ -80,6 +80,12 @@ describe('operator CLI', () => {
     expect(list.body.data.map((c: { slug: string }) => c.slug)).toContain('demo-winter-food-for-the-austin-dog-shelter');
     const near = await request(app).get('/api/v1/fundraisers?near=30.27,-97.74&radius_mi=10');
     expect(near.body.data.filter((c: { slug: string }) => c.slug.startsWith('demo-'))).toHaveLength(2);
+
+    // The demo money arrived as settled gifts, so the ledger proves every total (and a rerun added none).
+    const shelter = await request(app).get('/api/v1/fundraisers/slug/demo-winter-food-for-the-austin-dog-shelter');
+    expect(shelter.body.data).toMatchObject({ total_raised_cents: 312_500, donation_count: 5, donor_count: 5 });
+    const ledger = await admin('check-ledger');
+    expect(ledger.code).toBe(0);
   });
 });
 

@@ -1,7 +1,9 @@
+import express from 'express';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
+import { errorHandler } from '../../src/http/errors';
 import { createContext } from '../../src/context';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';
@@ -210,12 +212,10 @@ describe('login CSRF and body media types', () => {
 
 describe('overload', () => {
   it('when a query hits a statement timeout outside search, then the answer is 503 with Retry-After, not 500', async () => {
-    const express = (await import('express')).default;
-    const { errorHandler } = await import('../../src/http/errors');
     const app = express();
     app.get('/slow', (_req, _res, next) => next(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })));
     app.use(errorHandler);
-    const r = await (await import('supertest')).default(app).get('/slow');
+    const r = await request(app).get('/slow');
     expect(r.status).toBe(503);
     expect(r.headers['retry-after']).toBe('1');
     expect(r.body).toMatchObject({ error: 'Service unavailable', code: 'BUSY' });

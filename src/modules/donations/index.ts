@@ -4,6 +4,7 @@ import { anyPaidDonation } from './donations.repo';
 
 export { donationWebhooks } from './donations.webhooks';
 export { donationSubscribers } from './donations.events';
+export { recordSettledGift, type SettledGift } from './donations.offline';
 export { campaignCountersVsDonations, donorRowsVsDonations, donationsVsLedger } from './donations.check';
 
 /**
