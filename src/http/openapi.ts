@@ -97,6 +97,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
   const notes = [
     r.description,
     `Auth: ${typeof r.auth === 'object' ? `role ${r.auth.role}` : r.auth}.`,
+    r.policy ? `Policy: ${r.policy.describe}.` : undefined,
     limiterNames.length ? `Rate limiters: ${limiterNames.join(', ')}.` : undefined,
     r.flag ? `Feature flag: ${r.flag}.` : undefined,
     parts.size < PARTS.length

@@ -22,7 +22,7 @@ export default defineRoutes(
         data: z.array(queueItem),
         pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
       }),
-      handler: async ({ ctx, actor, query }) => service.reviewQueue(ctx, actor!, query.limit, query.offset),
+      handler: async ({ ctx, actor, query }) => service.reviewQueue(ctx, actor, query.limit, query.offset),
     }),
     route({
       method: 'post',
@@ -33,7 +33,7 @@ export default defineRoutes(
       params: idParams,
       response: fundraiserEnvelope,
       errors: [404, 409],
-      handler: async ({ ctx, actor, params }) => service.approve(ctx, actor!, params.id),
+      handler: async ({ ctx, actor, params }) => service.approve(ctx, actor, params.id),
     }),
     route({
       method: 'post',
@@ -45,7 +45,7 @@ export default defineRoutes(
       body: z.object({ reasons: z.array(z.string().trim().min(1).max(500)).min(1).max(20) }),
       response: fundraiserEnvelope,
       errors: [404, 409],
-      handler: async ({ ctx, actor, params, body }) => service.reject(ctx, actor!, params.id, body.reasons),
+      handler: async ({ ctx, actor, params, body }) => service.reject(ctx, actor, params.id, body.reasons),
     }),
   ],
   { tag: 'admin' },

@@ -28,7 +28,7 @@ export default defineRoutes(
       query: z.object({ include_revoked: z.enum(['true', 'false']).default('false') }),
       response: z.object({ data: z.array(keyRead), total: z.number().int() }),
       handler: async ({ db, actor, query }) => {
-        const keys = await repo.listForUser(db, actor!.userId, query.include_revoked === 'true');
+        const keys = await repo.listForUser(db, actor.userId, query.include_revoked === 'true');
         const data = keys.map((k) => ({
           id: k.id,
           name: k.name,
@@ -69,7 +69,7 @@ export default defineRoutes(
           created_at: z.string(),
         }),
       }),
-      handler: ({ ctx, actor, body }) => createKey(ctx, actor!.userId, body),
+      handler: ({ ctx, actor, body }) => createKey(ctx, actor.userId, body),
     }),
     route({
       method: 'delete',
@@ -81,7 +81,7 @@ export default defineRoutes(
       errors: [404],
       response: z.object({ message: z.string(), id: z.string() }),
       handler: async ({ db, actor, params }) => {
-        if (!(await repo.revokeForUser(db, actor!.userId, params.id))) throw notFound('API key');
+        if (!(await repo.revokeForUser(db, actor.userId, params.id))) throw notFound('API key');
         return { message: 'API key revoked', id: params.id };
       },
     }),

@@ -1,4 +1,5 @@
 import { defineRoutes, idParams, route } from '../../http/define-routes';
+import { authoredComment, authorOfComment } from './comments.policy';
 import { commentEnvelope, commentList, createCommentBody, deletedAnswer, likeAnswer, listQuery } from './comments.schemas';
 import * as service from './comments.service';
 
@@ -17,7 +18,7 @@ function likeRoute(method: 'put' | 'delete', summary: string, liked: boolean) {
     params: idParams,
     response: likeAnswer,
     errors: [404],
-    handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor!, params.id, liked),
+    handler: async ({ ctx, actor, params }) => service.setLike(ctx, actor, params.id, liked),
   });
 }
 
@@ -53,7 +54,7 @@ export default defineRoutes(
       status: 201,
       response: commentEnvelope,
       errors: [404],
-      handler: async ({ ctx, actor, params, body }) => ({ data: await service.createComment(ctx, actor!, params.id, body) }),
+      handler: async ({ ctx, actor, params, body }) => ({ data: await service.createComment(ctx, actor, params.id, body) }),
     }),
     route({
       method: 'delete',
@@ -61,10 +62,11 @@ export default defineRoutes(
       summary: 'Delete your comment',
       description: 'Author only (403 for others, 404 when unknown or already deleted). The comment is hidden and kept; its replies are hidden with it.',
       auth: 'required',
+      policy: authorOfComment,
       params: idParams,
       response: deletedAnswer,
-      errors: [404],
-      handler: async ({ ctx, actor, params }) => service.deleteComment(ctx, actor!, params.id),
+      errors: [403, 404],
+      handler: async ({ req, ctx }) => service.deleteComment(ctx, authoredComment(req)),
     }),
     likeRoute('put', 'Like a comment', true),
     likeRoute('delete', 'Remove your like from a comment', false),

@@ -77,7 +77,7 @@ export async function createComment(
 }
 
 /** A visible comment on a campaign the caller may read, else 404. */
-async function visibleComment(ctx: AppContext, actor: Actor, id: string): Promise<CommentRow> {
+export async function visibleComment(ctx: AppContext, actor: Actor, id: string): Promise<CommentRow> {
   const c = await repo.findOne(ctx.db, id, actor.userId);
   if (!c) throw notFound('Comment');
   const f = await findById(ctx.db, c.fundraiser_id);
@@ -85,9 +85,8 @@ async function visibleComment(ctx: AppContext, actor: Actor, id: string): Promis
   return c;
 }
 
-export async function deleteComment(ctx: AppContext, actor: Actor, id: string) {
-  const c = await visibleComment(ctx, actor, id);
-  if (c.user_id !== actor.userId) throw new ApiError(403, 'Forbidden', 'Only the author can delete this comment');
+/** `c` passed the authorOfComment policy. */
+export async function deleteComment(ctx: AppContext, c: CommentRow) {
   await repo.softDelete(ctx.db, c.id);
   return { message: 'Comment deleted', id: c.id };
 }

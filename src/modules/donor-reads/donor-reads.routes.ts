@@ -20,7 +20,7 @@ export default defineRoutes(
       description: 'Bare object over your paid gifts only (pending, failed and refunded gifts are left out). Dates are null before the first paid gift.',
       auth: 'required',
       response: summaryAnswer,
-      handler: async ({ db, actor }) => repo.summary(db, actor!.userId),
+      handler: async ({ db, actor }) => repo.summary(db, actor.userId),
     }),
     route({
       method: 'get',
@@ -33,7 +33,7 @@ export default defineRoutes(
       response: listAnswer,
       handler: async ({ db, actor, query }) => {
         const status = checkStatus(query.status);
-        const { data, total } = await repo.listForDonor(db, actor!.userId, { status, fundraiserId: query.fundraiser_id, limit: query.limit, offset: query.offset });
+        const { data, total } = await repo.listForDonor(db, actor.userId, { status, fundraiserId: query.fundraiser_id, limit: query.limit, offset: query.offset });
         return { data, pagination: { limit: query.limit, offset: query.offset, total } };
       },
     }),
@@ -47,14 +47,14 @@ export default defineRoutes(
       query: statementQuery,
       produces: 'application/pdf',
       handler: async ({ db, actor, query, res }) => {
-        const lines = await repo.paidInYear(db, actor!.userId, query.year);
+        const lines = await repo.paidInYear(db, actor.userId, query.year);
         const filename = `donations-${query.year}.${query.format}`;
         res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
         res.setHeader('Cache-Control', 'private, no-store');
         if (query.format === 'csv') {
           res.status(200).type('text/csv; charset=utf-8').send(statementCsv(query.year, lines));
         } else {
-          res.status(200).type('application/pdf').send(await statementPdf(query.year, actor!.email, lines));
+          res.status(200).type('application/pdf').send(await statementPdf(query.year, actor.email, lines));
         }
       },
     }),

@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor';
 import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
+import { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 import * as repo from './fundraisers.repo';
 import {
   createBody,
@@ -82,7 +83,7 @@ export default defineRoutes(
       response: fundraiserEnvelope,
       errors: [403],
       handler: async ({ ctx, actor, body }) => {
-        const row = await service.createFundraiser(ctx, actor!, body);
+        const row = await service.createFundraiser(ctx, actor, body);
         return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
       },
     }),
@@ -120,12 +121,13 @@ export default defineRoutes(
       summary: 'Update a fundraiser (owner only); status publishes, sends to review, pauses, resumes or ends',
       description: UPDATE_DOC,
       auth: 'required',
+      policy: ownsFundraiser,
       params: idParams,
       body: updateBody,
       response: fundraiserEnvelope,
       errors: [403, 404, 409],
-      handler: async ({ ctx, actor, params, body }) => {
-        const row = await service.updateFundraiser(ctx, actor!, params.id, body);
+      handler: async ({ req, ctx, actor, body }) => {
+        const row = await service.updateFundraiser(ctx, actor, ownedFundraiser(req), body);
         return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
       },
     }),
@@ -135,10 +137,11 @@ export default defineRoutes(
       summary: 'Soft-delete a fundraiser (owner only)',
       description: '400 FUNDS_COLLECTED when the campaign has collected funds; 404 for anyone but the owner and for deleted campaigns.',
       auth: 'required',
+      policy: ownsFundraiser,
       params: idParams,
       response: deletedSchema,
       errors: [404],
-      handler: async ({ ctx, actor, params }) => service.deleteFundraiser(ctx, actor!, params.id),
+      handler: async ({ req, ctx }) => service.deleteFundraiser(ctx, ownedFundraiser(req)),
     }),
     route({
       method: 'get',

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
-import { ApiError, notFound } from '../../http/errors';
+import { ApiError } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { resolveLocation } from '../../integrations/geo';
 import type { ReviewResult } from '../../integrations/review';
@@ -149,16 +149,8 @@ function changed(row: FundraiserRow, columns: Record<string, unknown>, key: stri
   return JSON.stringify(before ?? null) !== JSON.stringify(after ?? null) && !(typeof before === 'number' && Number(after) === before);
 }
 
-/** The caller's own, non-deleted campaign; everyone else (and deleted campaigns) get 404. */
-async function ownCampaign(ctx: AppContext, actor: Actor, id: string): Promise<FundraiserRow> {
-  const row = await repo.findById(ctx.db, id);
-  if (!row || row.deleted_at || row.owner_user_id !== actor.userId) throw notFound('Fundraiser');
-  return row;
-}
-
-/** PATCH /fundraisers/:id: field edits plus the owner's status transitions. */
-export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string, body: UpdateBody): Promise<FundraiserRow> {
-  const row = await ownCampaign(ctx, actor, id);
+/** PATCH /fundraisers/:id: field edits plus the owner's status transitions (`row` passed the ownsFundraiser policy). */
+export async function updateFundraiser(ctx: AppContext, actor: Actor, row: FundraiserRow, body: UpdateBody): Promise<FundraiserRow> {
   const owner = await ownerOf(ctx, actor);
   const to = body.status;
   const draftOnlyEdit = row.status === 'draft' && (to === undefined || to === 'draft');
@@ -212,9 +204,8 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, id: string
   return updated;
 }
 
-/** DELETE /fundraisers/:id: soft delete by the owner; refused once money was collected. */
-export async function deleteFundraiser(ctx: AppContext, actor: Actor, id: string): Promise<{ message: string; id: string }> {
-  const row = await ownCampaign(ctx, actor, id);
+/** DELETE /fundraisers/:id: soft delete by the owner (`row` passed the ownsFundraiser policy); refused once money was collected. */
+export async function deleteFundraiser(ctx: AppContext, row: FundraiserRow): Promise<{ message: string; id: string }> {
   if (Number(row.raised_cents) > 0 || (await hasCollectedMoney(ctx.db, row.id))) {
     throw new ApiError(400, 'Bad request', 'A campaign that has collected funds cannot be deleted', { code: 'FUNDS_COLLECTED' });
   }

@@ -118,6 +118,6 @@ export default defineRoutes('/idp', [
     errors: [403],
     body: s.changeBody,
     response: s.message,
-    handler: ({ ctx, req, actor, body }) => service.changePassword(ctx, req, actor!, body),
+    handler: ({ ctx, req, actor, body }) => service.changePassword(ctx, req, actor, body),
   }),
 ], { tag: 'identity' });

@@ -22,10 +22,10 @@ export default defineRoutes(
       }),
       handler: ({ actor }) => ({
         data: {
-          user_id: actor!.userId,
-          credential: actor!.credential,
-          roles: [...actor!.roles],
-          permissions: permissionsFor(actor!),
+          user_id: actor.userId,
+          credential: actor.credential,
+          roles: [...actor.roles],
+          permissions: permissionsFor(actor),
         },
       }),
     }),

@@ -22,7 +22,7 @@ export default defineRoutes(
       limiters: ['verificationResend'],
       body: z.object({ email: z.string().trim().max(254).pipe(z.email({ message: 'must be a valid email address' })) }),
       response: answer,
-      handler: ({ ctx, actor, body }) => service.setAndVerify(ctx, actor!.userId, body.email),
+      handler: ({ ctx, actor, body }) => service.setAndVerify(ctx, actor.userId, body.email),
     }),
     route({
       method: 'post',
@@ -33,7 +33,7 @@ export default defineRoutes(
       auth: 'required',
       limiters: ['verificationResend'],
       response: answer,
-      handler: ({ ctx, actor }) => service.resend(ctx, actor!.userId),
+      handler: ({ ctx, actor }) => service.resend(ctx, actor.userId),
     }),
   ],
   { tag: 'users' },

@@ -29,7 +29,7 @@ export default defineRoutes(
       query: listQuery,
       response: listResponse,
       handler: async ({ ctx, actor, query }) => {
-        const userId = actor!.userId;
+        const userId = actor.userId;
         const [rows, unreadCount, updates] = await Promise.all([
           repo.list(ctx.db, userId, query.archived === 'true', query.limit),
           repo.unreadCount(ctx.db, userId),
@@ -46,7 +46,7 @@ export default defineRoutes(
       auth: 'required',
       consumes: idsConsumes,
       response: updatedResponse,
-      handler: async ({ ctx, actor, body }) => ({ success: true, updated: await repo.markRead(ctx.db, actor!.userId, idsFrom(body)) }),
+      handler: async ({ ctx, actor, body }) => ({ success: true, updated: await repo.markRead(ctx.db, actor.userId, idsFrom(body)) }),
     }),
     route({
       method: 'put',
@@ -54,7 +54,7 @@ export default defineRoutes(
       summary: "Mark all the caller's notifications read",
       auth: 'required',
       response: updatedResponse,
-      handler: async ({ ctx, actor }) => ({ success: true, updated: await repo.markRead(ctx.db, actor!.userId, 'all') }),
+      handler: async ({ ctx, actor }) => ({ success: true, updated: await repo.markRead(ctx.db, actor.userId, 'all') }),
     }),
     route({
       method: 'put',
@@ -64,7 +64,7 @@ export default defineRoutes(
       auth: 'required',
       params: idParams,
       response: updatedResponse,
-      handler: async ({ ctx, actor, params }) => ({ success: true, updated: await repo.markRead(ctx.db, actor!.userId, [params.id]) }),
+      handler: async ({ ctx, actor, params }) => ({ success: true, updated: await repo.markRead(ctx.db, actor.userId, [params.id]) }),
     }),
     route({
       method: 'patch',
@@ -74,7 +74,7 @@ export default defineRoutes(
       auth: 'required',
       consumes: idsConsumes,
       response: archivedResponse,
-      handler: async ({ ctx, actor, body }) => ({ success: true, archived: await repo.archive(ctx.db, actor!.userId, idsFrom(body)) }),
+      handler: async ({ ctx, actor, body }) => ({ success: true, archived: await repo.archive(ctx.db, actor.userId, idsFrom(body)) }),
     }),
     route({
       method: 'delete',
@@ -84,7 +84,7 @@ export default defineRoutes(
       auth: 'required',
       consumes: idsConsumes,
       response: deletedResponse,
-      handler: async ({ ctx, actor, body }) => ({ success: true, deleted: await repo.remove(ctx.db, actor!.userId, idsFrom(body)) }),
+      handler: async ({ ctx, actor, body }) => ({ success: true, deleted: await repo.remove(ctx.db, actor.userId, idsFrom(body)) }),
     }),
   ],
   { tag: 'notifications' },

@@ -68,11 +68,10 @@ function siteUrl(ctx: AppContext, path: string): string {
 
 /**
  * Creates (once: the idempotency key names the holder) or resumes the caller's connected
- * account and answers a fresh onboarding link. `organization_id` is for organization-held
- * accounts; organizations do not exist yet, so any id answers 404.
+ * account and answers a fresh onboarding link. Organization-held accounts are refused by the
+ * route's managesOrganizationPayouts policy until organizations exist.
  */
-export async function startOnboarding(ctx: AppContext, actor: Actor, organizationId: string | undefined) {
-  if (organizationId !== undefined) throw new ApiError(404, 'Not found', 'Organization not found');
+export async function startOnboarding(ctx: AppContext, actor: Actor) {
   let account = await ownAccount(ctx.db, actor);
   if (!account) {
     const created = await ctx.payments.createConnectedAccount({
@@ -98,9 +97,11 @@ export async function startOnboarding(ctx: AppContext, actor: Actor, organizatio
   return { account_id: account.id, url };
 }
 
-/** The account row, first brought up to date from the processor (best effort: the stored row answers when it is unreachable). */
-export async function accountStatus(ctx: AppContext, actor: Actor, accountId: string | undefined) {
-  const account = await resolveAccount(ctx.db, actor, accountId);
+/**
+ * The account row (resolved by the managesAccount policy), first brought up to date from the
+ * processor (best effort: the stored row answers when it is unreachable).
+ */
+export async function accountStatus(ctx: AppContext, account: AccountRow) {
   let state: ConnectedAccount;
   try {
     state = await ctx.payments.retrieveConnectedAccount(account.id);
@@ -116,7 +117,6 @@ export async function accountStatus(ctx: AppContext, actor: Actor, accountId: st
   );
 }
 
-export async function dashboardLink(ctx: AppContext, actor: Actor, accountId: string | undefined) {
-  const account = await resolveAccount(ctx.db, actor, accountId);
+export async function dashboardLink(ctx: AppContext, account: AccountRow) {
   return { url: await ctx.payments.createDashboardLink(account.id) };
 }

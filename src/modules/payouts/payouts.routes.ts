@@ -1,7 +1,7 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { limitByKey } from '../../http/rate-limits';
-import { resolveAccount } from './accounts.service';
 import { earnings, pendingBreakdown } from './earnings.service';
+import { managedAccount, managesAccount } from './payouts.policy';
 import * as repo from './payouts.repo';
 import { breakdownAnswer, earningsAnswer, payoutsAnswer, payoutsQuery, refreshAnswer, refreshBody } from './payouts.schemas';
 import { refreshAccount } from './payouts.service';
@@ -18,7 +18,7 @@ export default defineRoutes(
       auth: 'required',
       limiters: ['authenticated'],
       response: earningsAnswer,
-      handler: async ({ ctx, actor }) => ({ data: await earnings(ctx, actor!) }),
+      handler: async ({ ctx, actor }) => ({ data: await earnings(ctx, actor) }),
     }),
     route({
       method: 'get',
@@ -29,7 +29,7 @@ export default defineRoutes(
       auth: 'required',
       limiters: ['authenticated'],
       response: breakdownAnswer,
-      handler: async ({ ctx, actor }) => ({ data: await pendingBreakdown(ctx, actor!) }),
+      handler: async ({ ctx, actor }) => ({ data: await pendingBreakdown(ctx, actor) }),
     }),
     route({
       method: 'get',
@@ -40,7 +40,7 @@ export default defineRoutes(
       query: payoutsQuery,
       response: payoutsAnswer,
       handler: async ({ db, actor, query }) => {
-        const accounts = await repo.accountsOf(db, 'user', actor!.userId);
+        const accounts = await repo.accountsOf(db, 'user', actor.userId);
         const { rows, total } = await repo.payoutsOf(db, accounts.map((a) => a.id), query.limit, query.offset);
         return {
           data: rows.map((r: any) => ({ id: r.id, amount_cents: Number(r.amount_cents), currency: String(r.currency).toUpperCase(), status: r.status, arrival_date: r.arrival_date ?? null })),
@@ -55,11 +55,12 @@ export default defineRoutes(
       description:
         'Repairs the account\'s payout rows from the processor\'s list, the links between payouts and the gifts they paid out, and missing ledger entries; moves no money. `accountId` defaults to your own account; another id is accepted only for an organization account you manage payouts for (none exist yet), else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to).',
       auth: 'required',
+      policy: managesAccount(({ body }: { body: { accountId?: string } }) => body.accountId),
       body: refreshBody,
       response: refreshAnswer,
       errors: [404, 429],
-      handler: async ({ ctx, actor, body, req, res }) => {
-        const account = await resolveAccount(ctx.db, actor!, body.accountId);
+      handler: async ({ ctx, req, res }) => {
+        const account = managedAccount(req);
         if (!(await limitByKey(ctx, 'payoutRefresh', account.id, req, res))) return;
         return { data: { account_id: account.id, repaired: await refreshAccount(ctx, account) } };
       },

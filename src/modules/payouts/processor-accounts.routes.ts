@@ -1,5 +1,6 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { accountStatus, dashboardLink, publicAccount, startOnboarding } from './accounts.service';
+import { managedAccount, managesAccount, managesOrganizationPayouts } from './payouts.policy';
 import * as repo from './payouts.repo';
 import { accountAnswer, accountsAnswer, dashboardBody, linkAnswer, onboardingAnswer, onboardingBody, statusQuery } from './payouts.schemas';
 
@@ -14,7 +15,7 @@ export default defineRoutes(
       auth: 'required',
       limiters: ['authenticated'],
       response: accountsAnswer,
-      handler: async ({ db, actor }) => ({ data: (await repo.accountsOf(db, 'user', actor!.userId)).map(publicAccount) }),
+      handler: async ({ db, actor }) => ({ data: (await repo.accountsOf(db, 'user', actor.userId)).map(publicAccount) }),
     }),
     route({
       method: 'post',
@@ -24,10 +25,11 @@ export default defineRoutes(
         'Creates your connected account once (repeated calls resume the same account) and answers a fresh onboarding link; the processor returns you to the site (`{site_url}/settings/payouts`). `organization_id` would onboard an organization you manage; organizations do not exist yet, so any id answers 404.',
       auth: 'required',
       limiters: ['authenticated'],
+      policy: managesOrganizationPayouts,
       body: onboardingBody,
       response: onboardingAnswer,
       errors: [404],
-      handler: async ({ ctx, actor, body }) => ({ data: await startOnboarding(ctx, actor!, body.organization_id) }),
+      handler: async ({ ctx, actor }) => ({ data: await startOnboarding(ctx, actor) }),
     }),
     route({
       method: 'get',
@@ -37,10 +39,11 @@ export default defineRoutes(
         'One account row, first brought up to date from the processor. `account_id` defaults to your own account; an account you cannot manage, or none, answers 404.',
       auth: 'required',
       limiters: ['authenticated'],
+      policy: managesAccount(({ query }: { query: { account_id?: string } }) => query.account_id),
       query: statusQuery,
       response: accountAnswer,
       errors: [404],
-      handler: async ({ ctx, actor, query }) => ({ data: await accountStatus(ctx, actor!, query.account_id) }),
+      handler: async ({ req, ctx }) => ({ data: await accountStatus(ctx, managedAccount(req)) }),
     }),
     route({
       method: 'post',
@@ -49,10 +52,11 @@ export default defineRoutes(
       description: '`account_id` defaults to your own account; an account you cannot manage, or none, answers 404.',
       auth: 'required',
       limiters: ['authenticated'],
+      policy: managesAccount(({ body }: { body: { account_id?: string } }) => body.account_id),
       body: dashboardBody,
       response: linkAnswer,
       errors: [404],
-      handler: async ({ ctx, actor, body }) => ({ data: await dashboardLink(ctx, actor!, body.account_id) }),
+      handler: async ({ req, ctx }) => ({ data: await dashboardLink(ctx, managedAccount(req)) }),
     }),
   ],
   { tag: 'payouts' },
