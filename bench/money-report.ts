@@ -1,0 +1,118 @@
+/** The Money section of bench/RESULTS.md (between its own markers; the rest of the file is left as it is). */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ReadsResult, Wrk } from './money-reads';
+
+export interface SettleResult {
+  name: string; campaigns: number; gifts: number; concurrency: number; events: number; distinct: number;
+  create: { rate: number; p50: number; p99: number };
+  seconds: number; rate: number; p50: number; p99: number; max: number; retries: number;
+  problems: string[]; load: number[];
+}
+interface Settle { results: SettleResult[]; ledger: { ok: boolean; line: string; seconds: number } }
+
+const f1 = (x: number) => x.toFixed(1);
+const loads = (l: number[]) => l.map(f1).join(' / ');
+const indexUse = (plan: string) =>
+  [...new Set([...plan.matchAll(/(Index Only Scan|Index Scan|Bitmap Index Scan|Seq Scan)(?: Backward)? (?:using|on) (\w+)/g)].map((m) => `${m[1]} ${m[2]}`))];
+
+function settleLines(s: Settle): string[] {
+  return [
+    '### Settlement: signed webhook events over HTTP',
+    '',
+    '| run | campaigns | gifts | events (distinct) | concurrency | events/s | p50 ms | p99 ms | max ms | 500s retried | create-intent/s (16 at a time) | counters, statuses, events, balance vs model | load avg after |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...s.results.map((r) =>
+      `| ${r.name} | ${r.campaigns} | ${r.gifts} | ${r.events} (${r.distinct}) | ${r.concurrency} | **${r.rate.toFixed(0)}** | ${f1(r.p50)} | ${f1(r.p99)} | ${f1(r.max)} | ${r.retries} | ${r.create.rate.toFixed(0)} | ${r.problems.length ? `${r.problems.length} differences: ${r.problems.slice(0, 3).join('; ')}` : 'exact'} | ${loads(r.load)} |`),
+    '',
+    `\`npm run admin -- check-ledger\` afterwards (${f1(s.ledger.seconds)} s over the whole database): ${s.ledger.ok ? '' : '**FAILED** '}\`${s.ledger.line}\``,
+    '',
+    'Each run starts its gifts through `POST /api/v1/payments/create-intent` (sandbox processor; one gift in ten repeats an ' +
+      'earlier donor of the same campaign), marks their sandbox PaymentIntents succeeded (so the 2.9% + 30c fee applies), then ' +
+      'sends one `payment_intent.succeeded` per gift, `charge.refunded` for 15% of them (10% full, 5% half; shuffled in, so some ' +
+      'arrive before their success and settle it first) and 20% duplicates of those events, signed beforehand with stripe-node\'s ' +
+      '`stripe.webhooks.generateTestHeaderString`. events/s = events sent / time until the last one answered 200; a 500 would be ' +
+      'retried like Stripe does and counted. The model check compares each campaign\'s counters (raised, tips, gifts, donors) ' +
+      'with what the run should have added, the gifts\' statuses, one processed-event row per distinct event, one ' +
+      '`donation.paid` outbox event per gift and the processor balance the gifts\' ledger entries add up to.',
+    '',
+  ];
+}
+
+function ratioRow(s: ReadsResult['scenarios'][number]): string {
+  const sum = (xs: Wrk[]) => xs.reduce((a, x) => ({ r: a.r + x.requests, s: a.s + x.seconds, e: a.e + x.errors }), { r: 0, s: 0, e: 0 });
+  const b = sum(s.before);
+  const a = sum(s.after);
+  const per = s.after.map((x, i) => (x.rps / s.before[i]!.rps).toFixed(2)).join(', ');
+  const p = (xs: Wrk[]) => `${f1(Math.max(...xs.map((x) => x.p50)))} / ${f1(Math.max(...xs.map((x) => x.p99)))}`;
+  return `| ${s.name} | ${(b.r / b.s).toFixed(0)} | ${(a.r / a.s).toFixed(0)} | **${(a.r / a.s / (b.r / b.s)).toFixed(2)}x** | ${per} | ${p(s.before)} | ${p(s.after)} | ${b.e} / ${a.e} |`;
+}
+
+function readsLines(r: ReadsResult): string[] {
+  const d = r.data as Record<string, string | number>;
+  const names = [...new Set(r.plans.map((p) => p.name))];
+  return [
+    '### Reads before and after 1,000,000 gifts',
+    '',
+    `Data after: ${d.gifts} gifts on ${d.campaigns_with_gifts} campaigns (median ${d.median_gifts} per campaign with gifts; the most, ` +
+      `\`${d.top_slug}\`, has ${d.top_gifts}; \`${d.hot_slug}\` has ${d.hot_24h} paid in the last 24 h), ${d.entries} ledger entries, ` +
+      `${d.donor_rows} donor rows; donations ${d.donations_size}, ledger_entries ${d.ledger_size} (tables with indexes).`,
+    '',
+    `wrk, 2 threads, ${r.connections} connections, each request its own X-Forwarded-For, ${r.rounds} rounds of ${r.seconds} s ` +
+      'slices per side, interleaved (before then after, then after then before) after a 2 s warm-up each; both sides are the ' +
+      'real API process (`node --import tsx src/server.ts`, production, silent logs, jobs off) with the default 10-connection ' +
+      `pool. Load average ${loads(r.load.before)} before, ${loads(r.load.after)} after.`,
+    '',
+    '| read | before req/s | after req/s | after / before | per-round ratios | before p50 / p99 ms (worst slice) | after p50 / p99 ms | non-2xx before / after |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.scenarios.map(ratioRow),
+    '',
+    'The statement of each read (captured from `readDetail` and `listCards`), `EXPLAIN (ANALYZE, BUFFERS)` after one warm run:',
+    '',
+    '| statement | before ms | after ms | scans after |',
+    '|---|---|---|---|',
+    ...names.map((n) => {
+      const b = r.plans.find((p) => p.name === n && p.db === 'before')!;
+      const a = r.plans.find((p) => p.name === n && p.db === 'after')!;
+      return `| ${n} | ${b.ms} | ${a.ms} | ${indexUse(a.plan).join(', ')} |`;
+    }),
+    '',
+    ...r.plans.filter((p) => p.db === 'after').flatMap((p) => [
+      `<details><summary>Plan after the 1M gifts: ${p.name}</summary>`, '', '```sql', p.sql, '```', '', '```', p.plan, '```', '', '</details>', '',
+    ]),
+  ];
+}
+
+export function writeMoneySection(settle: Settle | null, reads: ReadsResult | null, urls: { baseUrl: string; moneyUrl: string }): void {
+  const cpu = os.cpus();
+  const db = (u: string) => new URL(u).pathname.slice(1);
+  const section = [
+    '<!-- money:start -->',
+    '## Money: settlement throughput, and reads with 1,000,000 gifts',
+    '',
+    `Run ${new Date().toISOString()} with \`npm run bench:settle\` on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ` +
+      `${Math.round(os.totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, the machine's Postgres (shared_buffers 128 MB). ` +
+      'The machine is shared: other helpers\' test runs and benches use the same 2 cores while this runs (load averages are ' +
+      'given per measurement), and the load generators (Node fetch for the webhooks, wrk for the reads) run on the same cores ' +
+      'as the API and Postgres. Read absolute numbers as a floor; the before/after ratios of interleaved slices and the plans are the stable part.',
+    '',
+    `Databases (bench/money-seed.ts): \`${db(urls.baseUrl)}\` holds the 100k bench campaigns of bench/seed.ts with their money ` +
+      `counters at zero (no gifts); \`${db(urls.moneyUrl)}\` is a copy of it (same ids and slugs) plus 1,000,000 paid gifts made ` +
+      'with set-based SQL (generate_series, 100k a statement): each with the ledger group settlement writes (donation, tip, ' +
+      'processor fee), then `fundraiser_donors` and the counters recomputed from the gifts, so check-ledger is clean. Gifts are ' +
+      'skewed across the active and ended campaigns (the top campaign gets ~0.3% of them, the median one a handful), paid at ' +
+      'random times since each campaign\'s creation, one third with a 10% tip, donors drawn from 300k addresses; 10,000 of them ' +
+      'go to one campaign within the last 24 hours, the worst case of `donations_last_24h`. Seeded gifts have no outbox events ' +
+      '(their notifications are not the bench\'s subject). The settlement runs below then add their gifts to the same database.',
+    '',
+    ...(settle ? settleLines(settle) : ['(settlement not run yet)', '']),
+    ...(reads ? readsLines(reads) : ['(reads not run yet)', '']),
+    '<!-- money:end -->',
+  ].join('\n');
+  const file = path.join(__dirname, 'RESULTS.md');
+  // Re-read just before writing: other benches write their own parts of this file.
+  const md = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const re = /<!-- money:start -->[\s\S]*<!-- money:end -->/;
+  fs.writeFileSync(file, re.test(md) ? md.replace(re, () => section) : `${md.trimEnd()}\n\n${section}\n`);
+}
