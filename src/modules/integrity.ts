@@ -1,7 +1,30 @@
+import type { Db } from '../db/knex';
+import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations } from './donations';
+import { ledgerOwnChecks, type LedgerCheck } from './ledger';
+import { payoutLedgerCheck } from './payouts';
+import { tipLedgerCheck } from './tips';
+
+export type { LedgerCheck } from './ledger';
+
 /**
- * Integrity checks over the money figures of every module (ledger balance, campaign counters,
- * donations, tips, payouts), collected here beside the route registry. They are not part of the
- * ledger's public face: donations, tips and payouts import the ledger to post, so a ledger that
- * imported their checks back would close an import cycle.
+ * Every integrity check over the money figures (`npm run admin -- check-ledger`), collected here
+ * beside the route registry: the ledger's own (groups balance, campaign counters) and each money
+ * module's. The ledger does not import them, since those modules import the ledger to post.
  */
-export { checkLedger, ledgerChecks, type LedgerCheck } from './ledger/ledger.check';
+export const ledgerChecks: Record<string, LedgerCheck> = {
+  ...ledgerOwnChecks,
+  'donation counters': campaignCountersVsDonations,
+  'donor rows': donorRowsVsDonations,
+  'donations vs ledger': donationsVsLedger,
+  'platform tips': tipLedgerCheck,
+  'connected accounts and payouts': payoutLedgerCheck,
+};
+
+/** Every difference any check finds, each line prefixed with its check's name (empty = clean). */
+export async function checkLedger(db: Db): Promise<string[]> {
+  const out: string[] = [];
+  for (const [name, check] of Object.entries(ledgerChecks)) {
+    for (const line of await check(db)) out.push(`${name}: ${line}`);
+  }
+  return out;
+}

@@ -1,9 +1,6 @@
 import type { Db } from '../../db/knex';
 import { accounts, RAISED_KINDS } from './accounts';
 import { campaignFigures, unbalancedGroups } from './ledger.repo';
-import { payoutLedgerCheck } from '../payouts';
-import { tipLedgerCheck } from '../tips';
-import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations } from '../donations';
 
 /** One integrity check: answers the differences it finds (empty = clean). */
 export type LedgerCheck = (db: Db) => Promise<string[]>;
@@ -24,27 +21,8 @@ const campaignCounters: LedgerCheck = async (db) => {
   return out;
 };
 
-/**
- * Every check that `npm run admin -- check-ledger` runs. Modules that keep money counters add
- * their own check here (donation counts, tips, earnings, payouts).
- */
-export const ledgerChecks: Record<string, LedgerCheck> = {
+/** The ledger's own checks; src/modules/integrity.ts adds every money module's checks to them. */
+export const ledgerOwnChecks: Record<string, LedgerCheck> = {
   'groups balance': groupsBalance,
   'campaign counters': campaignCounters,
-  // An arrow, not the function itself: tips imports the ledger, so this module may load first.
-  'platform tips': (db) => tipLedgerCheck(db),
-  // Arrows: the donations module imports the ledger, so this module may load first.
-  'donation counters': (db) => campaignCountersVsDonations(db),
-  'donor rows': (db) => donorRowsVsDonations(db),
-  'donations vs ledger': (db) => donationsVsLedger(db),
-  // An arrow as well: payouts imports the ledger.
-  'connected accounts and payouts': (db) => payoutLedgerCheck(db),
 };
-
-export async function checkLedger(db: Db): Promise<string[]> {
-  const out: string[] = [];
-  for (const [name, check] of Object.entries(ledgerChecks)) {
-    for (const line of await check(db)) out.push(`${name}: ${line}`);
-  }
-  return out;
-}
