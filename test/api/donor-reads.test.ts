@@ -1,4 +1,5 @@
 import { inflateSync } from 'node:zlib';
+import { parse } from 'csv-parse/sync';
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser } from '../helpers/auth';
@@ -33,28 +34,9 @@ function pdfText(pdf: Buffer): string {
   return out.join('\n');
 }
 
-/** RFC 4180 parse (quoted fields, doubled quotes, CRLF), strict: every record as wide as the header. */
+/** Strict RFC 4180 parse with csv-parse: every record as wide as the header, or it throws. */
 function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field), rows.push(row), (row = []), (field = '');
-    } else field += c;
-  }
-  if (field || row.length) row.push(field), rows.push(row);
-  for (const r of rows) if (r.length !== rows[0].length) throw new Error(`ragged CSV record: ${JSON.stringify(r)}`);
-  return rows;
+  return parse(text, { relax_column_count: false, skip_empty_lines: true }) as string[][];
 }
 
 async function donorWithGifts() {
