@@ -32,6 +32,8 @@ export interface EventMap {
   'tip.paid': { tip_id: string; amount_cents: number; cadence: 'one_time' | 'recurring'; email: string | null; user_id: string | null };
   /** A payout from a connected account reached the holder's bank. */
   'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
+  /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
+  'update.posted': { update_id: string; fundraiser_id: string; author_user_id: string; created_at: string };
 }
 
 export type EventType = keyof EventMap;
