@@ -1,27 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
+import { admin } from '../helpers/processes';
 
-const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
-/** Runs the operator CLI (what `npm run admin -- ...` runs) against the test database. */
-function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/cli/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // Keys of this file only: the flag table is shared with test files running in parallel.
 const KEY = `features.cli_probe_${randomUUID().replace(/-/g, '').slice(0, 10)}`;

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
 import { closeDb, testDb } from '../helpers/app';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
+import { freePort, ROOT } from '../helpers/processes';
 
 /**
  * Proof (c): the whole money flow offline, in the real service as `npm start` runs it (its own
@@ -11,18 +10,7 @@ import { createFundraiser } from '../helpers/fundraisers';
  * gives, pays on the sandbox's hosted checkout page with a plain form post, and the signed
  * webhook the sandbox delivers over HTTP settles the gift into the campaign's totals.
  */
-const ROOT = path.resolve(__dirname, '../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000, everyMs = 250): Promise<T> {
   const end = Date.now() + ms;

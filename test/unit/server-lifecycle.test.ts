@@ -1,24 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, ROOT } from '../helpers/processes';
 
 // The README's Quick start as a new user runs it: `npm start` with no DATABASE_URL, stopped by a
 // signal sent to the npm process (what `kill <pid>`, a supervisor or `docker stop` do), with the
 // operator CLI acting on the running server's embedded cluster in between.
-const ROOT = path.resolve(__dirname, '../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const baseEnv = (dataDir: string, port: number) => ({
   PATH: process.env.PATH,

@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+/** The project's root, where `npm start` and `npm run admin` run. */
+export const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+/** A TCP port that was free on 127.0.0.1 a moment ago (for a server process a test starts). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the operator CLI (what `npm run admin -- ...` runs) against the test file's database. */
+export function admin(...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['src/cli/admin.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
