@@ -1,6 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
-import type {} from 'pino-http';
 import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
 
 /** The one error type. Renders as `{ error, message, ...extra }`, never wrapped. */

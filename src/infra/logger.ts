@@ -62,3 +62,11 @@ export function requestLogging(app: Express, log: Logger): RequestHandler {
     next();
   };
 }
+
+// Every request carries its logger (`req.log`, built on first use by requestLogging) and id.
+declare module 'http' {
+  interface IncomingMessage {
+    log: Logger;
+    id?: string;
+  }
+}
