@@ -30,6 +30,8 @@ export interface EventMap {
   'fundraiser.goal_reached': { fundraiser_id: string; holder_user_id: string };
   /** A platform tip settled (first payment, or a monthly renewal). */
   'tip.paid': { tip_id: string; amount_cents: number; cadence: 'one_time' | 'recurring'; email: string | null; user_id: string | null };
+  /** A signed-in user endorsed a campaign (first time, or again after withdrawing). */
+  'endorsement.created': { fundraiser_id: string; endorser_user_id: string; holder_user_id: string; message: string | null };
   /** A payout from a connected account reached the holder's bank. */
   'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
   /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
