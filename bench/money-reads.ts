@@ -39,9 +39,10 @@ function wrk(url: string, script: string, seconds: number): Wrk {
   const took = /requests in ([\d.]+)(ms|s|m)/.exec(out);
   const secs = took ? Number(took[1]) * (took[2] === 'ms' ? 0.001 : took[2] === 'm' ? 60 : 1) : seconds;
   const requests = num(/(\d+) requests in/);
+  // Anchored to the latency distribution: the thread-stats line's "+/- Stdev" column may end in "50%" too.
   return {
     requests, seconds: secs, rps: requests / secs,
-    p50: ms(/50%\s+(\S+)/.exec(out)?.[1] ?? ''), p99: ms(/99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    p50: ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ''), p99: ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ''),
     errors: num(/Non-2xx or 3xx responses: (\d+)/) + num(/Socket errors: connect (\d+)/),
   };
 }
@@ -81,7 +82,7 @@ async function capture(db: Db, call: () => Promise<unknown>): Promise<{ sql: str
 
 const listFilter: ListFilter = { status: 'all', categoryIds: null, q: null, projects: null, sort: 'newest', lang: null, limit: 20, offset: 0, near: null };
 
-/** EXPLAIN (ANALYZE, BUFFERS) of each read's statement, after one warm run (a steady-state plan, not a cold cache). */
+/** EXPLAIN (ANALYZE, BUFFERS) of each read's statement after one warm run (a steady-state plan, not a cold cache). */
 async function explainAll(url: string, which: 'before' | 'after', reads: Array<{ name: string; call: (db: Db) => Promise<unknown> }>) {
   const db = createDb(url, { max: 1 });
   const out: ReadsResult['plans'] = [];
@@ -92,9 +93,15 @@ async function explainAll(url: string, which: 'before' | 'after', reads: Array<{
     try {
       for (const q of qs) {
         await conn.query(q.sql, q.bindings);
-        const res = await conn.query(`explain (analyze, buffers) ${q.sql}`, q.bindings);
-        const plan = res.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
-        out.push({ name: q.name, db: which, sql: q.sql.replace(/\s+/g, ' ').trim(), plan, ms: Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1] ?? NaN) });
+        // The fastest of five: on a shared machine one run's time is as much the scheduler's as the plan's.
+        let best: { plan: string; ms: number } | null = null;
+        for (let i = 0; i < 5; i++) {
+          const res = await conn.query(`explain (analyze, buffers) ${q.sql}`, q.bindings);
+          const plan = res.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
+          const t = Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1] ?? NaN);
+          if (!best || t < best.ms) best = { plan, ms: t };
+        }
+        out.push({ name: q.name, db: which, sql: q.sql.replace(/\s+/g, ' ').trim(), ...best! });
       }
     } finally {
       await db.client.releaseConnection(conn);
@@ -110,7 +117,7 @@ export async function runReads(baseUrl: string, moneyUrl: string, log: (m: strin
   await c.connect();
   const hot = (await c.query(HOT_SQL)).rows[0] as { id: string; slug: string };
   const top = (await c.query(`select id, slug, donation_count from fundraisers where visibility = 'public' and deleted_at is null
-    order by donation_count desc limit 1`)).rows[0];
+    and id <> $1 order by donation_count desc limit 1`, [hot.id])).rows[0];
   const rows: Array<{ id: string; slug: string }> = (await c.query(`select id, slug from fundraisers where slug like 'bench-%'
     and status = 'active' and visibility = 'public' and deleted_at is null order by random() limit 500`)).rows;
   const data = (await c.query(`select (select count(*) from donations)::int gifts, (select count(*) from ledger_entries)::int entries,
