@@ -2,9 +2,10 @@ import type { Subscriber } from './index';
 import { payoutSubscribers } from '../modules/payouts';
 import { notificationSubscribers } from '../modules/notifications';
 import { donationSubscribers } from '../modules/donations';
+import { referralSubscribers } from '../modules/referrals';
 
 /**
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...referralSubscribers];

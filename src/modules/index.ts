@@ -21,15 +21,16 @@ import payoutsRoutes from './payouts/payouts.routes';
 import processorAccountsRoutes from './payouts/processor-accounts.routes';
 import sandboxRoutes from './sandbox/sandbox.routes';
 import notifications from './notifications/notifications.routes';
-import tips from './tips/tips.routes';
 import donations from './donations/donations.routes';
+import tips from './tips/tips.routes';
+import referrals from './referrals/referrals.routes';
 
 /**
  * Every module's route table. Add a module here and it is mounted and documented. Route tables
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, referrals];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor';
 import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
+import { giftImpact, giftsByChannel } from '../referrals';
 import { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 import * as repo from './fundraisers.repo';
 import {
@@ -181,7 +182,7 @@ export default defineRoutes(
       errors: [404],
       handler: async ({ ctx, actor, params }) => {
         const row = await service.readable(ctx, actor, { id: params.id });
-        return repo.shareChannelStats(ctx.db, row.id);
+        return repo.shareChannelStats(ctx.db, row.id, await giftsByChannel(ctx.db, row.id));
       },
     }),
     route({
@@ -212,7 +213,7 @@ export default defineRoutes(
       errors: [404],
       handler: async ({ ctx, actor, params }) => {
         const row = await service.readable(ctx, actor, { id: params.id });
-        return { data: await repo.shareImpact(ctx.db, row.id) };
+        return { data: await repo.shareImpact(ctx.db, row.id, await giftImpact(ctx.db, row.id)) };
       },
     }),
   ],

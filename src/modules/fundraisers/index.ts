@@ -5,10 +5,10 @@
  * discovery) that import this file, so exporting it here would close an import cycle.
  */
 export type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
-export { coverOf, findById, findByIdForUpdate, pendingQueue, setCoverTint, update as updateFundraiserRow, userProfile } from './fundraisers.repo';
+export { coverOf, findById, findByIdForUpdate, pendingQueue, recordShareVisit, setCoverTint, update as updateFundraiserRow, userProfile, type AttributedGifts } from './fundraisers.repo';
 export { buildDetail, canRead, percentageFunded } from './serialize';
 export { readable } from './reads';
-export { fundraiserDetail, fundraiserEnvelope, isLang, type Lang } from './fundraisers.schemas';
+export { fundraiserDetail, fundraiserEnvelope, isLang, SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
 export { adjustCounters, type CounterDelta, type CounterResult } from './counters';
 export { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
 export { plainText } from './story-html';
