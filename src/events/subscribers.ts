@@ -3,9 +3,10 @@ import { payoutSubscribers } from '../modules/payouts';
 import { notificationSubscribers } from '../modules/notifications';
 import { donationSubscribers } from '../modules/donations';
 import { referralSubscribers } from '../modules/referrals';
+import { endorsementSubscribers } from '../modules/endorsements';
 
 /**
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...referralSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...referralSubscribers];

@@ -1,0 +1,2 @@
+/** Public profiles (read, edit, slug availability, badges, campaigns). Route table collected by src/modules/index.ts. */
+export { toPublicProfile } from './profiles.service';
