@@ -45,6 +45,9 @@ const schema = z.object({
   // Content review: unset = deterministic rules reviewer; set = LLM-backed reviewer adapter (see integrations/review).
   REVIEW_LLM_URL: url.optional(),
   REVIEW_LLM_API_KEY: z.string().min(1).optional(),
+  // Machine translation of project updates and milestones (LibreTranslate-compatible); unset = none.
+  TRANSLATE_URL: url.optional(),
+  TRANSLATE_API_KEY: z.string().min(1).optional(),
   // Ranked search (GET /fundraisers?q=): at most SEARCH_CONCURRENCY run at once per process (and never
   // more than half the database pool), SEARCH_QUEUE_MAX wait up to SEARCH_QUEUE_TIMEOUT_MS, the rest get
   // 503; each search's statements are cancelled by Postgres after SEARCH_STATEMENT_TIMEOUT_MS (503 too).

@@ -3,6 +3,7 @@ import { MAIL_QUEUE, sendQueuedMail } from '../integrations/mail';
 import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
 import { registerPayoutJobs } from '../modules/payouts';
+import { registerUpdateJobs } from '../modules/updates';
 import { subscribers } from '../events/subscribers';
 import { registerSandboxJobs } from '../integrations/payments';
 
@@ -12,5 +13,6 @@ export function registerJobs(ctx: AppContext): void {
   ctx.jobs.register(COVER_TINT_QUEUE, coverTintHandler(ctx));
   if (ctx.payments.name === 'sandbox') registerSandboxJobs(ctx.jobs, ctx);
   registerPayoutJobs(ctx);
+  registerUpdateJobs(ctx);
   registerSubscribers(ctx, subscribers);
 }

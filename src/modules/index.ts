@@ -26,13 +26,14 @@ import tips from './tips/tips.routes';
 import referrals from './referrals/referrals.routes';
 import profiles from './profiles/profiles.routes';
 import endorsements from './endorsements/endorsements.routes';
+import projectUpdates from './updates/updates.routes';
 
 /**
  * Every module's route table. Add a module here and it is mounted and documented. Route tables
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, referrals];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, referrals, projectUpdates];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
