@@ -44,6 +44,46 @@ export interface CheckoutSessionResult {
   url: string;
 }
 
+/** A SetupIntent that saves a card for later off-session charges, on a customer created with it. */
+export interface CreateSetupIntentInput {
+  email?: string | null;
+  metadata: ProcessorMetadata;
+  idempotencyKey: string;
+}
+
+export interface SetupIntentResult {
+  id: string;
+  client_secret: string;
+  customer: string;
+}
+
+/**
+ * A subscription of one recurring price. With `default_payment_method` (a card saved on
+ * `customer`) the first invoice is charged at once, off session; without it the subscription
+ * waits for its first invoice to be paid with `client_secret` (Stripe.js / a native SDK).
+ */
+export interface CreateSubscriptionInput {
+  /** An existing customer; without one a customer is created with `email`. */
+  customer?: string | null;
+  email?: string | null;
+  default_payment_method?: string | null;
+  product_name: string;
+  amount_cents: number;
+  currency: string;
+  interval: 'month' | 'year';
+  metadata: ProcessorMetadata;
+  idempotencyKey: string;
+}
+
+export interface SubscriptionResult {
+  id: string;
+  customer: string;
+  status: string;
+  latest_invoice: string | null;
+  /** The first invoice's payment secret while it still needs paying by the customer, else null. */
+  client_secret: string | null;
+}
+
 export interface ConnectedAccount {
   id: string;
   charges_enabled: boolean;
@@ -63,6 +103,8 @@ export interface PaymentProcessor {
   readonly name: 'stripe' | 'sandbox';
   createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult>;
   createCheckoutSession(input: CreateCheckoutInput): Promise<CheckoutSessionResult>;
+  createSetupIntent(input: CreateSetupIntentInput): Promise<SetupIntentResult>;
+  createSubscription(input: CreateSubscriptionInput): Promise<SubscriptionResult>;
   /** The processor's fee on the charge behind a PaymentIntent, in cents (0 when unknown yet). */
   feeForPaymentIntent(paymentIntentId: string): Promise<number>;
   createConnectedAccount(input: { email?: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ConnectedAccount>;

@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { recordEvents, sandboxEvent, type SandboxEvent } from './sandbox-delivery';
 import { chargeObject, nowS, periodEnd, sbId, sessionView } from './sandbox-objects';
 import { createObject, updateObject } from './sandbox.repo';
+import { confirmSetupIntent as confirmSetup, settleInvoiceOf } from './sandbox-subscriptions';
 
 /**
  * What the sandbox's pages and test endpoints do to its objects: each action changes the
@@ -152,14 +153,25 @@ export function confirmPaymentIntent(db: Db, id: string, outcome: 'succeeded' | 
     }
     if (outcome === 'succeeded') {
       const done = await succeedIntent(trx, pi);
-      return { id, status: 'succeeded', events: [sandboxEvent('payment_intent.succeeded', done)] };
+      // A subscription invoice's intent also pays its invoice (`invoice.paid` after the intent's event).
+      return { id, status: 'succeeded', events: [sandboxEvent('payment_intent.succeeded', done), ...(await settleInvoiceOf(trx, done, true))] };
     }
     const patch = {
       status: 'requires_payment_method',
       last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
     };
     await updateObject(trx, id, patch);
-    return { id, status: 'requires_payment_method', events: [sandboxEvent('payment_intent.payment_failed', { ...pi, ...patch })] };
+    const failed = { ...pi, ...patch };
+    return { id, status: 'requires_payment_method', events: [sandboxEvent('payment_intent.payment_failed', failed), ...(await settleInvoiceOf(trx, failed, false))] };
+  });
+}
+
+/** Stands in for Stripe.js confirming a SetupIntent (a card saved for later charges, or refused). */
+export function confirmSetupIntent(db: Db, id: string, outcome: 'succeeded' | 'failed') {
+  return inTrx(db, async (trx) => {
+    const out = await confirmSetup(trx, await locked(trx, id, 'setup_intent'), outcome);
+    if (out.error !== undefined) throw new SandboxActionError(409, out.error);
+    return out;
   });
 }
 

@@ -7,11 +7,17 @@ import type {
   ConnectedAccount,
   CreateCheckoutInput,
   CreatePaymentIntentInput,
+  CreateSetupIntentInput,
+  CreateSubscriptionInput,
   PaymentIntentResult,
   PaymentProcessor,
   ProcessorEvent,
   ProcessorPayout,
+  SetupIntentResult,
+  SubscriptionResult,
 } from './port';
+import { deliverEvents } from './sandbox-delivery';
+import { createSetupIntent, createSubscription } from './sandbox-subscriptions';
 import { sandboxFee } from './sandbox-fees';
 import { createObject, getObject, listObjects } from './sandbox.repo';
 import { schedulePayout } from './sandbox-payouts';
@@ -96,6 +102,22 @@ export class SandboxProcessor implements PaymentProcessor {
       input.idempotencyKey,
     );
     return { id: obj.data.id, url: obj.data.url };
+  }
+
+  createSetupIntent(input: CreateSetupIntentInput): Promise<SetupIntentResult> {
+    return createSetupIntent(this.db, input);
+  }
+
+  async createSubscription(input: CreateSubscriptionInput): Promise<SubscriptionResult> {
+    const { events, ...sub } = await createSubscription(this.db, input);
+    // Stripe reports the off-session charge by webhook, after the call answers: so does the
+    // sandbox (the events are recorded, so a failed delivery is redelivered by its job).
+    if (events.length) {
+      setImmediate(() => {
+        deliverEvents({ config: this.config, db: this.db, payments: this }, events).catch(() => undefined);
+      });
+    }
+    return sub;
   }
 
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {

@@ -6,10 +6,14 @@ import type {
   ConnectedAccount,
   CreateCheckoutInput,
   CreatePaymentIntentInput,
+  CreateSetupIntentInput,
+  CreateSubscriptionInput,
   PaymentIntentResult,
   PaymentProcessor,
   ProcessorEvent,
   ProcessorPayout,
+  SetupIntentResult,
+  SubscriptionResult,
 } from './port';
 import { sandboxWebhookSecret } from './webhook-secret';
 
@@ -84,6 +88,49 @@ export class StripeProcessor implements PaymentProcessor {
       { idempotencyKey: input.idempotencyKey },
     );
     return { id: session.id, url: session.url ?? '' };
+  }
+
+  private async customer(email: string | null | undefined, metadata: Record<string, string>, idempotencyKey: string): Promise<string> {
+    const c = await this.stripe.customers.create({ email: email ?? undefined, metadata }, { idempotencyKey: `${idempotencyKey}:customer` });
+    return c.id;
+  }
+
+  async createSetupIntent(input: CreateSetupIntentInput): Promise<SetupIntentResult> {
+    // A card saved without a customer could never be charged again, so the customer comes first.
+    const customer = await this.customer(input.email, input.metadata, input.idempotencyKey);
+    const si = await this.stripe.setupIntents.create(
+      { customer, usage: 'off_session', metadata: input.metadata, automatic_payment_methods: { enabled: true } },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: si.id, client_secret: si.client_secret ?? '', customer };
+  }
+
+  async createSubscription(input: CreateSubscriptionInput): Promise<SubscriptionResult> {
+    const customer = input.customer ?? (await this.customer(input.email, input.metadata, input.idempotencyKey));
+    // Inline prices need a product id (subscription items take no product_data).
+    const product = await this.stripe.products.create({ name: input.product_name, metadata: input.metadata }, { idempotencyKey: `${input.idempotencyKey}:product` });
+    const saved = input.default_payment_method;
+    const sub = await this.stripe.subscriptions.create(
+      {
+        customer,
+        items: [{ price_data: { currency: input.currency.toLowerCase(), product: product.id, unit_amount: input.amount_cents, recurring: { interval: input.interval } } }],
+        metadata: input.metadata,
+        ...(saved
+          ? { default_payment_method: saved, off_session: true, payment_behavior: 'allow_incomplete' as const }
+          : { payment_behavior: 'default_incomplete' as const, payment_settings: { save_default_payment_method: 'on_subscription' as const } }),
+        expand: ['latest_invoice.confirmation_secret'],
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    const invoice = sub.latest_invoice as Stripe.Invoice | string | null;
+    const inv = invoice && typeof invoice === 'object' ? invoice : null;
+    return {
+      id: sub.id,
+      customer,
+      status: sub.status,
+      latest_invoice: inv ? (inv.id ?? null) : (invoice as string | null),
+      client_secret: saved ? null : (inv?.confirmation_secret?.client_secret ?? null),
+    };
   }
 
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {

@@ -67,7 +67,7 @@ export default defineRoutes(
       method: 'post',
       path: '/payment-intents/:id/confirm',
       summary: 'Sandbox: confirm a PaymentIntent (stands in for Stripe.js)',
-      description: `\`succeeded\` charges it (\`payment_intent.succeeded\` with \`latest_charge\`, \`amount_received\`); \`failed\` declines the card (\`payment_intent.payment_failed\`; it may be confirmed again). 409 once succeeded or canceled. ${DELIVERY_NOTE}`,
+      description: `\`succeeded\` charges it (\`payment_intent.succeeded\` with \`latest_charge\`, \`amount_received\`); \`failed\` declines the card (\`payment_intent.payment_failed\`; it may be confirmed again). The intent of a subscription's first invoice also pays the invoice (\`invoice.paid\`, or \`invoice.payment_failed\`). 409 once succeeded or canceled. ${DELIVERY_NOTE}`,
       auth: 'none',
       limiters: ['public'],
       params: objectIdParams,
@@ -76,6 +76,22 @@ export default defineRoutes(
       errors: [404, 409],
       handler: async ({ ctx, params, body }) => {
         const out = await runAndDeliver(ctx, () => sandboxActions.confirmPaymentIntent(ctx.db, params.id, body.outcome));
+        return { data: { id: out.id, status: out.status, webhook_delivered: out.delivered } };
+      },
+    }),
+    route<Id, Record<string, never>, { outcome: 'succeeded' | 'failed' }>({
+      method: 'post',
+      path: '/setup-intents/:id/confirm',
+      summary: 'Sandbox: confirm a SetupIntent (stands in for Stripe.js saving a card)',
+      description: `\`succeeded\` saves a card on the SetupIntent's customer (\`setup_intent.succeeded\` with \`payment_method\`); \`failed\` refuses it (\`setup_intent.setup_failed\`; it may be confirmed again). 409 once succeeded. ${DELIVERY_NOTE}`,
+      auth: 'none',
+      limiters: ['public'],
+      params: objectIdParams,
+      body: confirmBody,
+      response: confirmResponse,
+      errors: [404, 409],
+      handler: async ({ ctx, params, body }) => {
+        const out = await runAndDeliver(ctx, () => sandboxActions.confirmSetupIntent(ctx.db, params.id, body.outcome));
         return { data: { id: out.id, status: out.status, webhook_delivered: out.delivered } };
       },
     }),
