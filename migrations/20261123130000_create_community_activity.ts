@@ -81,11 +81,13 @@ export async function up(knex: Knex): Promise<void> {
     `create index donations_guest_name_trgm_idx on donations using gin (lower(donor_name) gin_trgm_ops)
      where status = 'paid' and not anonymous and donor_user_id is null and donor_name is not null`,
   );
-  // /home/activity: campaigns submitted for review, newest first.
+  // /home/activity: campaigns submitted for review, and visits through shared links, newest first.
   await knex.raw('create index fundraisers_submitted_idx on fundraisers (submitted_at desc) where submitted_at is not null');
+  await knex.raw('create index fundraiser_share_visits_recent_idx on fundraiser_share_visits (created_at desc)');
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop index if exists fundraiser_share_visits_recent_idx');
   await knex.raw('drop index if exists fundraisers_submitted_idx');
   await knex.raw('drop index if exists donations_guest_name_trgm_idx');
   await knex.raw('drop index if exists users_search_slug_trgm_idx');

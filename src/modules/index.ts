@@ -24,6 +24,7 @@ import notifications from './notifications/notifications.routes';
 import donations from './donations/donations.routes';
 import tips from './tips/tips.routes';
 import referrals from './referrals/referrals.routes';
+import activity from './activity/activity.routes';
 import profiles from './profiles/profiles.routes';
 import endorsements from './endorsements/endorsements.routes';
 import projectUpdates from './updates/updates.routes';
@@ -33,7 +34,7 @@ import projectUpdates from './updates/updates.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, referrals, projectUpdates];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, referrals, activity, projectUpdates];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
