@@ -3,9 +3,11 @@ import { MAIL_QUEUE, sendQueuedMail } from '../integrations/mail';
 import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
 import { registerPayoutJobs } from '../modules/payouts';
-import { registerUpdateJobs } from '../modules/updates';
 import { subscribers } from '../events/subscribers';
 import { registerSandboxJobs } from '../integrations/payments';
+import { NOTIFICATION_MAIL_QUEUE } from '../modules/notifications';
+import { sendNotificationMail } from '../modules/preferences';
+import { registerUpdateJobs } from '../modules/updates';
 
 /** Registers every queue's handler on the context's worker. Modules add their queues here. */
 export function registerJobs(ctx: AppContext): void {
@@ -15,4 +17,6 @@ export function registerJobs(ctx: AppContext): void {
   registerPayoutJobs(ctx);
   registerUpdateJobs(ctx);
   registerSubscribers(ctx, subscribers);
+  // Atomic: the mail's outbox row commits with the job's completion, so each notification mails at most once.
+  ctx.jobs.registerAtomic(NOTIFICATION_MAIL_QUEUE, (p, _job, trx) => sendNotificationMail(ctx, p, trx));
 }

@@ -27,6 +27,14 @@ import referrals from './referrals/referrals.routes';
 import activity from './activity/activity.routes';
 import profiles from './profiles/profiles.routes';
 import endorsements from './endorsements/endorsements.routes';
+import organizations from './organizations/organizations.routes';
+import orgAdmin from './organizations/org-admin.routes';
+import follows from './follows/follows.routes';
+import campaignUpdates from './feed/feed.routes';
+import blocks from './blocks/blocks.routes';
+import reports from './reports/reports.routes';
+import preferences from './preferences/preferences.routes';
+import unsubscribe from './preferences/unsubscribe.routes';
 import projectUpdates from './updates/updates.routes';
 
 /**
@@ -34,7 +42,7 @@ import projectUpdates from './updates/updates.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, referrals, activity, projectUpdates];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, referrals, activity, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

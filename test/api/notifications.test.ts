@@ -3,7 +3,7 @@ import request from 'supertest';
 import { emit } from '../../src/events';
 import { enqueue } from '../../src/jobs/queue';
 import { notify } from '../../src/modules/notifications';
-import { updatesFeed } from '../../src/modules/notifications/notifications.service';
+import { campaignUpdatesFeed } from '../../src/modules/feed';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -98,7 +98,7 @@ describe('GET /notifications', () => {
 
   it('when the updates-feed count fails, then updatesUnreadCount is null and the list still answers', async () => {
     const me = await createUser(t.ctx.db);
-    jest.spyOn(updatesFeed, 'unreadCount').mockRejectedValue(new Error('feed down'));
+    jest.spyOn(campaignUpdatesFeed, 'unreadCount').mockRejectedValue(new Error('feed down'));
     const r = await list(me);
     expect(r.status).toBe(200);
     expect(r.body.updatesUnreadCount).toBeNull();

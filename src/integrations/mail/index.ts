@@ -38,7 +38,14 @@ export async function sendQueuedMail(ctx: AppContext, payload: Record<string, un
   const row = id ? await findOutbox(ctx.db, id) : undefined;
   if (!row || row.status === 'sent') return; // nothing to do (retried after success, or row gone)
   try {
-    await ctx.mailer.send({ to: row.to, from: ctx.config.MAIL_FROM, subject: row.subject, text: row.text, html: row.html });
+    await ctx.mailer.send({
+      to: row.to,
+      from: ctx.config.MAIL_FROM,
+      subject: row.subject,
+      text: row.text,
+      html: row.html,
+      ...(row.headers ? { headers: row.headers } : {}),
+    });
   } catch (err) {
     const message = String((err as Error)?.message ?? err);
     await markAttemptFailed(ctx.db, row.id, job.attempts, message, job.attempts >= MAX_ATTEMPTS);

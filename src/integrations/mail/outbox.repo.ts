@@ -8,6 +8,8 @@ export interface OutboxRow {
   subject: string;
   text: string;
   html: string;
+  /** Extra message headers (List-Unsubscribe), null for most mail. */
+  headers: Record<string, string> | null;
   status: 'queued' | 'sent' | 'failed';
   attempts: number;
   last_error: string | null;
@@ -17,9 +19,12 @@ export interface OutboxRow {
 
 export async function insertOutbox(
   db: Knex | Knex.Transaction,
-  row: Pick<OutboxRow, 'to' | 'template' | 'locale' | 'subject' | 'text' | 'html'>,
+  row: Pick<OutboxRow, 'to' | 'template' | 'locale' | 'subject' | 'text' | 'html'> & { headers?: Record<string, string> | null },
 ): Promise<string> {
-  const [r] = await db('mail_outbox').insert({ ...row, status: 'queued' }).returning('id');
+  const { headers, ...rest } = row;
+  const [r] = await db('mail_outbox')
+    .insert({ ...rest, ...(headers ? { headers: JSON.stringify(headers) } : {}), status: 'queued' })
+    .returning('id');
   return r.id as string;
 }
 

@@ -33,24 +33,31 @@ function withAuthor(db: Q, viewerId: string | null) {
 }
 
 /** Top-level comments of a campaign, newest first, with the total for paging. */
-export async function listTopLevel(db: Q, fundraiserId: string, viewerId: string | null, limit: number, offset: number) {
+export async function listTopLevel(db: Q, fundraiserId: string, viewerId: string | null, limit: number, offset: number, hiddenAuthors: string[] = []) {
   const [rows, count] = await Promise.all([
     withAuthor(db, viewerId)
       .where('c.fundraiser_id', fundraiserId)
       .whereNull('c.parent_id')
+      .whereNotIn('c.user_id', hiddenAuthors)
       .orderBy([{ column: 'c.created_at', order: 'desc' }, { column: 'c.id', order: 'desc' }])
       .limit(limit)
       .offset(offset),
-    db('comments').where({ fundraiser_id: fundraiserId }).whereNull('parent_id').whereNull('deleted_at').count<{ n: string }[]>({ n: '*' }),
+    db('comments')
+      .where({ fundraiser_id: fundraiserId })
+      .whereNull('parent_id')
+      .whereNull('deleted_at')
+      .whereNotIn('user_id', hiddenAuthors)
+      .count<{ n: string }[]>({ n: '*' }),
   ]);
   return { rows: rows as CommentRow[], total: Number(count[0]?.n ?? 0) };
 }
 
 /** Replies of the given top-level comments, oldest first. */
-export async function repliesOf(db: Q, parentIds: string[], viewerId: string | null): Promise<CommentRow[]> {
+export async function repliesOf(db: Q, parentIds: string[], viewerId: string | null, hiddenAuthors: string[] = []): Promise<CommentRow[]> {
   if (parentIds.length === 0) return [];
   return (await withAuthor(db, viewerId)
     .whereIn('c.parent_id', parentIds)
+    .whereNotIn('c.user_id', hiddenAuthors)
     .orderBy([{ column: 'c.created_at', order: 'asc' }, { column: 'c.id', order: 'asc' }])) as CommentRow[];
 }
 

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
+import { blockedIds, isBlocked } from '../blocks';
 import { canRead, findById, plainText, readable } from '../fundraisers';
 import * as repo from './comments.repo';
 import type { CommentRow } from './comments.repo';
@@ -24,8 +25,10 @@ export async function listComments(ctx: AppContext, actor: Actor | null, fundrai
   // Comments exist only on campaigns the caller may read.
   await readable(ctx, actor, { id: fundraiserId });
   const viewer = actor?.userId ?? null;
-  const { rows, total } = await repo.listTopLevel(ctx.db, fundraiserId, viewer, limit, offset);
-  const replies = await repo.repliesOf(ctx.db, rows.map((r) => r.id), viewer);
+  // A blocker no longer sees the comments of the users they blocked.
+  const hidden = viewer ? await blockedIds(ctx.db, viewer) : [];
+  const { rows, total } = await repo.listTopLevel(ctx.db, fundraiserId, viewer, limit, offset, hidden);
+  const replies = await repo.repliesOf(ctx.db, rows.map((r) => r.id), viewer, hidden);
   const byParent = new Map<string, ReturnType<typeof toComment>[]>();
   for (const r of replies) {
     const list = byParent.get(r.parent_id!) ?? [];
@@ -48,6 +51,9 @@ export async function createComment(
   const f = await readable(ctx, actor, { id: fundraiserId });
   // readable lets an owner see a deleted campaign; nobody comments on one.
   if (f.deleted_at) throw notFound('Fundraiser');
+  if (await isBlocked(ctx.db, f.owner_user_id, actor.userId)) {
+    throw new ApiError(403, 'Forbidden', 'The campaign owner does not accept your comments', { code: 'BLOCKED' });
+  }
   // Comments are plain text: markup is dropped (script/style content included), text kept as typed.
   const body = plainText(input.body);
   if (body === null) {

@@ -1,3 +1,4 @@
 /** In-app notifications: other modules write one with `notify` in their transaction, or react through events. */
-export { notify, type NotifyInput, type NotificationPriority } from './notifications.service';
+export { notify, recipientLocale, NOTIFICATION_MAIL_QUEUE, type NotifyInput, type NotificationPriority } from './notifications.service';
+export { findById as findNotification, type NotificationRow } from './notifications.repo';
 export { notificationSubscribers } from './notifications.events';

@@ -41,6 +41,10 @@ export async function list(db: Q, userId: string, archived: boolean, limit: numb
     .limit(limit);
 }
 
+export async function findById(db: Q, id: string): Promise<NotificationRow | undefined> {
+  return db('notifications').where({ id }).first();
+}
+
 export async function unreadCount(db: Q, userId: string): Promise<number> {
   const [r] = await db('notifications').where({ user_id: userId, is_read: false, is_archived: false }).count<{ n: string }[]>({ n: '*' });
   return Number(r?.n ?? 0);

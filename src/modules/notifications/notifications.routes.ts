@@ -1,4 +1,5 @@
 import { defineRoutes, idParams, route } from '../../http/define-routes';
+import { campaignUpdatesFeed } from '../feed';
 import * as repo from './notifications.repo';
 import {
   archivedResponse,
@@ -33,7 +34,7 @@ export default defineRoutes(
         const [rows, unreadCount, updates] = await Promise.all([
           repo.list(ctx.db, userId, query.archived === 'true', query.limit),
           repo.unreadCount(ctx.db, userId),
-          updatesUnreadCount(ctx, userId),
+          updatesUnreadCount(ctx, userId, (c, u) => campaignUpdatesFeed.unreadCount(c, u)),
         ]);
         return { notifications: rows.map(toRead), unreadCount, updatesUnreadCount: updates };
       },

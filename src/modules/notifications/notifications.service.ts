@@ -1,9 +1,13 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import { enqueue } from '../../infra/queue';
 import { toLocale, type Locale } from '../../integrations/mail';
 import * as repo from './notifications.repo';
 
 export type NotificationPriority = 'low' | 'normal' | 'high';
+
+/** One job per new notification: the preferences module decides whether it becomes a mail. */
+export const NOTIFICATION_MAIL_QUEUE = 'notifications.mail';
 
 export interface NotifyInput {
   user_id: string;
@@ -22,12 +26,13 @@ export interface NotifyInput {
 }
 
 /**
- * Writes one in-app notification in the caller's transaction, once per dedupe key. Answers the
+ * Writes one in-app notification in the caller's transaction, once per dedupe key, and queues
+ * its mail (sent only when the recipient's preference toggle for the type is on). Answers the
  * new id, or null when the fact was already notified or the recipient no longer exists.
  */
 export async function notify(trx: Knex.Transaction, n: NotifyInput): Promise<string | null> {
   if ((await repo.userLocale(trx, n.user_id)) === undefined) return null;
-  return repo.insertOnce(trx, {
+  const id = await repo.insertOnce(trx, {
     user_id: n.user_id,
     type: n.type,
     category: n.category,
@@ -40,6 +45,9 @@ export async function notify(trx: Knex.Transaction, n: NotifyInput): Promise<str
     metadata: n.metadata ?? {},
     dedupe_key: n.dedupe_key,
   });
+  // Queued with the notification, so its mail is neither lost nor sent for a rolled-back one.
+  if (id) await enqueue(trx, NOTIFICATION_MAIL_QUEUE, { notification_id: id }, { maxAttempts: 5 });
+  return id;
 }
 
 /** The recipient's locale (users.locale), English when unknown. */
@@ -48,19 +56,18 @@ export async function recipientLocale(trx: Knex.Transaction, userId: string): Pr
 }
 
 /**
- * Unread items of the caller's campaign-updates feed. That feed does not exist yet, so it is 0;
- * a failing count answers null (the list still answers) as the spec asks.
+ * Unread items of the caller's campaign-updates feed, counted by the feed module (`count`); a
+ * failing count answers null (the list still answers) as the spec asks.
  */
-export async function updatesUnreadCount(ctx: AppContext, userId: string): Promise<number | null> {
+export async function updatesUnreadCount(
+  ctx: AppContext,
+  userId: string,
+  count: (ctx: AppContext, userId: string) => Promise<number>,
+): Promise<number | null> {
   try {
-    return await updatesFeed.unreadCount(ctx, userId);
+    return await count(ctx, userId);
   } catch (err) {
     ctx.log.warn({ err: (err as Error).message }, 'campaign-updates unread count failed');
     return null;
   }
 }
-
-/** The campaign-updates feed's unread count; the feed module plugs its own count in here when it lands. */
-export const updatesFeed = {
-  unreadCount: async (_ctx: AppContext, _userId: string): Promise<number> => 0,
-};

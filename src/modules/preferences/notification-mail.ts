@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context';
+import { queueComposedMail, toLocale } from '../../integrations/mail';
+import { plainText } from '../fundraisers';
+import { findNotification } from '../notifications';
+import { emailEnabled } from './preferences.service';
+import { MAIL_WORDS, TYPE_LABELS, isNotificationType } from './preferences.types';
+import * as repo from './preferences.repo';
+import { mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.tokens';
+
+/**
+ * The mail of one notification (the `notifications.mail` job, atomic with its outbox row): sent
+ * only to an active account with a verified address whose toggle for the type is on, in the
+ * recipient's locale, with an unsubscribe link for that type in the footer and in the
+ * List-Unsubscribe header.
+ */
+export async function sendNotificationMail(ctx: AppContext, payload: Record<string, unknown>, trx: Knex.Transaction): Promise<void> {
+  const n = await findNotification(trx, String(payload.notification_id ?? ''));
+  if (!n) return;
+  const user = await repo.recipient(trx, n.user_id);
+  if (!user || user.status !== 'active' || !user.email_verified) return;
+  if (!(await emailEnabled(trx, user.id, n.type))) return;
+  const locale = toLocale(user.locale);
+  const words = MAIL_WORDS[locale];
+  const category = isNotificationType(n.type) ? n.type : 'all';
+  const unsubscribe = unsubscribeUrl(ctx.config.SITE_URL, await mintUnsubscribeToken(ctx.db, user.id, category));
+  const message = plainText(n.message) ?? '';
+  await queueComposedMail(trx, {
+    to: user.email,
+    template: `notification:${n.type}`,
+    locale,
+    subject: n.title,
+    paragraphs: message ? [message] : [],
+    action: n.action_url && n.action_label ? { label: n.action_label, url: n.action_url } : undefined,
+    footer: [isNotificationType(n.type) ? words.because(TYPE_LABELS[locale][n.type]) : words.generic],
+    links: [
+      { label: category === 'all' ? words.unsubscribeAll : words.unsubscribe, url: unsubscribe },
+      { label: words.manage, url: `${ctx.config.SITE_URL}/settings/notifications` },
+    ],
+    headers: { 'List-Unsubscribe': `<${unsubscribe}>` },
+  });
+}
