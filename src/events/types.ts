@@ -10,6 +10,8 @@ export interface EventMap {
     fundraiser_id: string;
     /** The campaign's holder (the owner, or the organization's owner for org campaigns). */
     holder_user_id: string;
+    /** The organization holding the campaign (its payouts go to the organization's account); null for a person's campaign. */
+    holder_org_id?: string | null;
     donor_user_id: string | null;
     donor_email: string | null;
     donor_name: string | null;

@@ -67,6 +67,15 @@ export function orgPermissionsFor(role: OrgRole | null | undefined): OrgPermissi
   return role && isOrgRole(role) ? [...ORG_ROLE_PERMISSIONS[role]] : [];
 }
 
+/**
+ * Role changes never raise anyone above the caller: granting (or changing, or removing) a role
+ * needs every permission that role carries. Answers the first one the caller lacks, or null.
+ */
+export function missingToGrant(callerRole: OrgRole | null | undefined, role: OrgRole): OrgPermission | null {
+  const mine = orgPermissionsFor(callerRole);
+  return ORG_ROLE_PERMISSIONS[role].find((p) => !mine.includes(p)) ?? null;
+}
+
 export function permissionDenied(permission: string): ApiError {
   return new ApiError(403, 'Forbidden', `Requires permission: ${permission}`, { required_permission: permission });
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import { adjustCounters } from '../fundraisers';
 import { accounts, post, type LedgerEntry, type LedgerKind } from '../ledger';
+import { organizationHolderUserId } from '../organizations';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 
@@ -74,10 +75,13 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
 
   const donorDelta = await repo.bumpDonor(trx, d.fundraiser_id, repo.donorKey(paid), 1);
   const c = await adjustCounters(trx, d.fundraiser_id, { raised_cents: d.amount_cents, tips_cents: d.tip_cents, donation_count: 1, donor_count: donorDelta });
+  // An organization's campaign is held by the organization: its owner stands for it.
+  const holder = (c.org_id && (await organizationHolderUserId(trx, c.org_id))) || c.owner_user_id;
   await emit(trx, 'donation.paid', {
     donation_id: d.id,
     fundraiser_id: d.fundraiser_id,
-    holder_user_id: c.owner_user_id,
+    holder_user_id: holder,
+    holder_org_id: c.org_id,
     donor_user_id: d.donor_user_id,
     donor_email: d.donor_email,
     donor_name: d.donor_name,
@@ -87,7 +91,7 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     currency: d.currency,
     receipt_id: d.receipt_id,
   });
-  if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: c.owner_user_id });
+  if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder });
   return 'applied';
 }
 

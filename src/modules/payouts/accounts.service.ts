@@ -4,8 +4,9 @@ import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import type { ConnectedAccount } from '../../integrations/payments';
 import { enqueue } from '../../jobs/queue';
+import { orgsWherePermitted } from '../organizations';
 import * as repo from './payouts.repo';
-import type { AccountRow, AccountStatus } from './payouts.repo';
+import type { AccountRow, AccountStatus, OwnerType } from './payouts.repo';
 
 export const SWEEP_QUEUE = 'payouts.sweep';
 
@@ -50,16 +51,32 @@ export async function applyAccountState(trx: Knex.Transaction, row: AccountRow, 
   return { ...row, ...patch };
 }
 
-/** The caller's own account (user-held); organizations come later and have none yet. */
+/** The caller's own account (user-held). */
 export async function ownAccount(db: AppContext['db'], actor: Actor): Promise<AccountRow | undefined> {
   return (await repo.accountsOf(db, 'user', actor.userId))[0];
 }
 
-/** An account the caller may act on: their own; another id (e.g. an organization's) is 404 until organizations exist. */
+/** Accounts the caller owns or manages: their own, then those of organizations where they hold org.manage_payouts. */
+export async function managedAccounts(db: AppContext['db'], actor: Actor): Promise<AccountRow[]> {
+  const orgs = await orgsWherePermitted(db, actor, 'org.manage_payouts');
+  return [...(await repo.accountsOf(db, 'user', actor.userId)), ...(await repo.accountsOfOwners(db, 'organization', orgs))];
+}
+
+/**
+ * An account the caller may act on: their own by default; another id only when it is an
+ * organization's account and the caller holds org.manage_payouts there. Anything else 404.
+ */
 export async function resolveAccount(db: AppContext['db'], actor: Actor, accountId: string | undefined): Promise<AccountRow> {
   const own = await ownAccount(db, actor);
-  if (!own || (accountId !== undefined && accountId !== own.id)) throw accountNotFound();
-  return own;
+  if (accountId === undefined || accountId === own?.id) {
+    if (!own) throw accountNotFound();
+    return own;
+  }
+  const other = await repo.accountById(db, accountId);
+  if (other?.owner_type !== 'organization') throw accountNotFound();
+  const orgs = await orgsWherePermitted(db, actor, 'org.manage_payouts');
+  if (!orgs.includes(other.owner_id)) throw accountNotFound();
+  return other;
 }
 
 function siteUrl(ctx: AppContext, path: string): string {
@@ -67,28 +84,30 @@ function siteUrl(ctx: AppContext, path: string): string {
 }
 
 /**
- * Creates (once: the idempotency key names the holder) or resumes the caller's connected
- * account and answers a fresh onboarding link. Organization-held accounts are refused by the
- * route's managesOrganizationPayouts policy until organizations exist.
+ * Creates (once: the idempotency key names the holder) or resumes the connected account of the
+ * caller, or of the organization `orgId` (the route's managesOrganizationPayouts policy has
+ * checked org.manage_payouts), and answers a fresh onboarding link.
  */
-export async function startOnboarding(ctx: AppContext, actor: Actor) {
-  let account = await ownAccount(ctx.db, actor);
+export async function startOnboarding(ctx: AppContext, actor: Actor, orgId?: string) {
+  const holder: { type: OwnerType; id: string } = orgId ? { type: 'organization', id: orgId } : { type: 'user', id: actor.userId };
+  const find = async () => (await repo.accountsOf(ctx.db, holder.type, holder.id))[0];
+  let account = await find();
   if (!account) {
     const created = await ctx.payments.createConnectedAccount({
       email: actor.email,
-      metadata: { kind: 'connected_account', owner_type: 'user', owner_id: actor.userId },
-      idempotencyKey: `connect:user:${actor.userId}`,
+      metadata: { kind: 'connected_account', owner_type: holder.type, owner_id: holder.id },
+      idempotencyKey: `connect:${holder.type}:${holder.id}`,
     });
     await repo.insertAccount(ctx.db, {
       id: created.id,
-      owner_type: 'user',
-      owner_id: actor.userId,
+      owner_type: holder.type,
+      owner_id: holder.id,
       charges_enabled: created.charges_enabled,
       payouts_enabled: created.payouts_enabled,
       details_submitted: created.details_submitted,
       status: statusOf(created),
     });
-    account = (await ownAccount(ctx.db, actor))!;
+    account = (await find())!;
   }
   const url = await ctx.payments.createOnboardingLink(account.id, {
     refresh_url: siteUrl(ctx, '/settings/payouts?onboarding=refresh'),

@@ -3,7 +3,9 @@
  * split across the holder's campaigns (withdrawals).
  */
 import type { Db } from '../../db/knex';
-import { withdrawalsOf } from './payouts.repo';
+import { publicAccount } from './accounts.service';
+import { accountsOf, payoutsOf, withdrawalsOf } from './payouts.repo';
+import { accountRow, payoutsAnswer } from './payouts.schemas';
 
 export { default as payoutsRoutes } from './payouts.routes';
 export { default as processorAccountsRoutes } from './processor-accounts.routes';
@@ -12,6 +14,7 @@ export { payoutSubscribers } from './payouts.events';
 export { registerPayoutJobs } from './payouts.jobs';
 export { payoutLedgerCheck } from './payouts.check';
 export { splitProportionally } from './split';
+export { transferToUser, type UserTransfer } from './user-transfers';
 
 export interface Withdrawal {
   id: string;
@@ -38,3 +41,16 @@ export async function withdrawalsFor(db: Db, fundraiserId: string): Promise<With
     created_at: new Date(r.created_at).toISOString(),
   }));
 }
+
+/** An organization's payouts read (org admin): its connected account, if any, and that account's payouts, newest first. */
+export async function organizationPayouts(db: Db, orgId: string, limit: number, offset: number) {
+  const [account] = await accountsOf(db, 'organization', orgId);
+  const { rows, total } = await payoutsOf(db, account ? [account.id] : [], limit, offset);
+  return {
+    data: rows.map((r: any) => ({ id: r.id, amount_cents: Number(r.amount_cents), currency: String(r.currency).toUpperCase(), status: r.status, arrival_date: r.arrival_date ?? null })),
+    pagination: { limit, offset, total },
+    account: account ? publicAccount(account) : null,
+  };
+}
+
+export const organizationPayoutsAnswer = payoutsAnswer.extend({ account: accountRow.nullable() });

@@ -44,6 +44,11 @@ export async function accountsOf(db: Q, ownerType: OwnerType, ownerId: string): 
   return db('processor_accounts').where({ owner_type: ownerType, owner_id: ownerId }).orderBy('created_at').select(ACCOUNT_COLS);
 }
 
+export async function accountsOfOwners(db: Q, ownerType: OwnerType, ownerIds: string[]): Promise<AccountRow[]> {
+  if (!ownerIds.length) return [];
+  return db('processor_accounts').where({ owner_type: ownerType }).whereIn('owner_id', ownerIds).orderBy('created_at').select(ACCOUNT_COLS);
+}
+
 export async function accountById(db: Q, id: string, opts: { lock?: boolean } = {}): Promise<AccountRow | undefined> {
   const q = db('processor_accounts').where({ id }).first(ACCOUNT_COLS);
   if (opts.lock) q.forUpdate();
@@ -103,13 +108,16 @@ export async function owedForDonation(db: Q, donationId: string): Promise<OwedGi
   return r ? { donation_id: r.donation_id, fundraiser_id: r.fundraiser_id, currency: r.currency, owed: Number(r.owed) } : undefined;
 }
 
-/** Settled gifts to the owner's own campaigns that have no transfer yet (the sweep's work list). */
-export async function untransferredGifts(db: Q, ownerUserId: string, limit: number): Promise<string[]> {
-  const rows = await db('donations as d')
-    .join('fundraisers as f', 'f.id', 'd.fundraiser_id')
+/**
+ * Settled gifts to the holder's campaigns that have no transfer yet (the sweep's work list): a
+ * user's own campaigns, or an organization's.
+ */
+export async function untransferredGifts(db: Q, holder: { type: OwnerType; id: string }, limit: number): Promise<string[]> {
+  const q = db('donations as d').join('fundraisers as f', 'f.id', 'd.fundraiser_id');
+  if (holder.type === 'organization') q.where('f.org_id', holder.id);
+  else q.where('f.owner_user_id', holder.id).whereNull('f.org_id');
+  const rows = await q
     .leftJoin('transfers as t', 't.donation_id', 'd.id')
-    .where('f.owner_user_id', ownerUserId)
-    .whereNull('f.org_id')
     .whereIn('d.status', ['paid', 'refunded'])
     .whereNull('t.id')
     // Only gifts that still owe something (a fully refunded gift never needs a transfer).

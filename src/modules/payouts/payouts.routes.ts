@@ -53,7 +53,7 @@ export default defineRoutes(
       path: '/refresh',
       summary: 'Refresh payouts from the processor',
       description:
-        'Repairs the account\'s payout rows from the processor\'s list, the links between payouts and the gifts they paid out, and missing ledger entries; moves no money. `accountId` defaults to your own account; another id is accepted only for an organization account you manage payouts for (none exist yet), else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to).',
+        'Repairs the account\'s payout rows from the processor\'s list, the links between payouts and the gifts they paid out, and missing ledger entries; moves no money. `accountId` defaults to your own account; another id is accepted only for an organization\'s account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to).',
       auth: 'required',
       policy: managesAccount(({ body }: { body: { accountId?: string } }) => body.accountId),
       body: refreshBody,

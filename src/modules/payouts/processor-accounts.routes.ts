@@ -1,7 +1,6 @@
 import { defineRoutes, route } from '../../http/define-routes';
-import { accountStatus, dashboardLink, publicAccount, startOnboarding } from './accounts.service';
-import { managedAccount, managesAccount, managesOrganizationPayouts } from './payouts.policy';
-import * as repo from './payouts.repo';
+import { accountStatus, dashboardLink, managedAccounts, publicAccount, startOnboarding } from './accounts.service';
+import { managedAccount, managesAccount, managesOrganizationPayouts, onboardingOrganization } from './payouts.policy';
 import { accountAnswer, accountsAnswer, dashboardBody, linkAnswer, onboardingAnswer, onboardingBody, statusQuery } from './payouts.schemas';
 
 export default defineRoutes(
@@ -11,32 +10,32 @@ export default defineRoutes(
       method: 'get',
       path: '/accounts',
       summary: 'Your connected (payout) accounts',
-      description: 'Accounts you own or whose organization you manage payouts for (organizations come later: your own account, if any).',
+      description: 'Your own account (if any), then the accounts of organizations where you hold org.manage_payouts.',
       auth: 'required',
       limiters: ['authenticated'],
       response: accountsAnswer,
-      handler: async ({ db, actor }) => ({ data: (await repo.accountsOf(db, 'user', actor.userId)).map(publicAccount) }),
+      handler: async ({ db, actor }) => ({ data: (await managedAccounts(db, actor)).map(publicAccount) }),
     }),
     route({
       method: 'post',
       path: '/connect/onboarding',
       summary: 'Start or resume Connect onboarding',
       description:
-        'Creates your connected account once (repeated calls resume the same account) and answers a fresh onboarding link; the processor returns you to the site (`{site_url}/settings/payouts`). `organization_id` would onboard an organization you manage; organizations do not exist yet, so any id answers 404.',
+        'Creates your connected account once (repeated calls resume the same account) and answers a fresh onboarding link; the processor returns you to the site (`{site_url}/settings/payouts`). `organization_id` onboards that organization\'s account instead: it needs org.manage_payouts there (unknown organization 404 `Organization not found`, else 403 `Requires permission: org.manage_payouts`).',
       auth: 'required',
       limiters: ['authenticated'],
       policy: managesOrganizationPayouts,
       body: onboardingBody,
       response: onboardingAnswer,
-      errors: [404],
-      handler: async ({ ctx, actor }) => ({ data: await startOnboarding(ctx, actor) }),
+      errors: [403, 404],
+      handler: async ({ req, ctx, actor }) => ({ data: await startOnboarding(ctx, actor, onboardingOrganization(req) ?? undefined) }),
     }),
     route({
       method: 'get',
       path: '/connect/status',
       summary: 'A connected account\'s status',
       description:
-        'One account row, first brought up to date from the processor. `account_id` defaults to your own account; an account you cannot manage, or none, answers 404.',
+        'One account row, first brought up to date from the processor. `account_id` defaults to your own account; an organization\'s account needs org.manage_payouts there; an account you cannot manage, or none, answers 404.',
       auth: 'required',
       limiters: ['authenticated'],
       policy: managesAccount(({ query }: { query: { account_id?: string } }) => query.account_id),
@@ -49,7 +48,7 @@ export default defineRoutes(
       method: 'post',
       path: '/connect/dashboard-link',
       summary: 'A link to the processor\'s dashboard for your account',
-      description: '`account_id` defaults to your own account; an account you cannot manage, or none, answers 404.',
+      description: '`account_id` defaults to your own account; an organization\'s account needs org.manage_payouts there; an account you cannot manage, or none, answers 404.',
       auth: 'required',
       limiters: ['authenticated'],
       policy: managesAccount(({ body }: { body: { account_id?: string } }) => body.account_id),

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { enqueue } from '../../jobs/queue';
+import { findById } from '../fundraisers';
 import { accounts, post } from '../ledger';
 import { SWEEP_QUEUE } from './accounts.service';
 import * as repo from './payouts.repo';
-import type { AccountRow } from './payouts.repo';
+import type { AccountRow, OwnerType } from './payouts.repo';
 
 /** Gifts one sweep job transfers; more are left to a follow-up job, so one transaction stays short. */
 const SWEEP_BATCH = 100;
@@ -53,25 +54,34 @@ export async function transferGift(ctx: AppContext, trx: Knex.Transaction, accou
   return true;
 }
 
-/** The holder's active account, locked for the transaction (user-held campaigns; organizations come later). */
-async function activeAccountOf(trx: Knex.Transaction, ownerUserId: string): Promise<AccountRow | undefined> {
-  const [row] = await repo.accountsOf(trx, 'user', ownerUserId);
+/** The holder's active account, locked for the transaction. */
+async function activeAccountOf(trx: Knex.Transaction, holder: { type: OwnerType; id: string }): Promise<AccountRow | undefined> {
+  const [row] = await repo.accountsOf(trx, holder.type, holder.id);
   if (!row) return undefined;
   const locked = await repo.accountById(trx, row.id, { lock: true });
   return locked?.status === 'active' ? locked : undefined;
 }
 
-/** donation.paid: transfer the gift's net share at once when the holder's account is active (else the sweep does it later). */
-export async function transferOnPaid(ctx: AppContext, trx: Knex.Transaction, p: { donation_id: string; holder_user_id: string }): Promise<void> {
-  const account = await activeAccountOf(trx, p.holder_user_id);
+/**
+ * donation.paid: transfer the gift's net share at once when the holder's account is active
+ * (else the sweep does it later). An organization's campaign pays the organization's account.
+ */
+export async function transferOnPaid(
+  ctx: AppContext,
+  trx: Knex.Transaction,
+  p: { donation_id: string; fundraiser_id: string; holder_user_id: string; holder_org_id?: string | null },
+): Promise<void> {
+  // Events queued before the payload named the organization: the campaign row still does.
+  const orgId = p.holder_org_id !== undefined ? p.holder_org_id : ((await findById(trx, p.fundraiser_id))?.org_id ?? null);
+  const account = await activeAccountOf(trx, orgId ? { type: 'organization', id: orgId } : { type: 'user', id: p.holder_user_id });
   if (account) await transferGift(ctx, trx, account, p.donation_id);
 }
 
 /** The sweep: every settled gift of the holder's campaigns not transferred yet, in batches. */
 export async function sweepAccount(ctx: AppContext, trx: Knex.Transaction, accountId: string): Promise<number> {
   const account = await repo.accountById(trx, accountId, { lock: true });
-  if (!account || account.status !== 'active' || account.owner_type !== 'user') return 0;
-  const gifts = await repo.untransferredGifts(trx, account.owner_id, SWEEP_BATCH);
+  if (!account || account.status !== 'active') return 0;
+  const gifts = await repo.untransferredGifts(trx, { type: account.owner_type, id: account.owner_id }, SWEEP_BATCH);
   let moved = 0;
   for (const id of gifts) if (await transferGift(ctx, trx, account, id)) moved += 1;
   // A full batch may leave more behind; a batch that moved nothing (campaigns already square) ends the sweep.
