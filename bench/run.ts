@@ -226,9 +226,10 @@ function writeResults(r: {
     ]),
   ].join('\n');
   const file = path.join(__dirname, 'RESULTS.md');
-  // The side-by-side section belongs to bench/compare.ts: kept as it is.
-  const kept = fs.existsSync(file) ? /<!-- compare:start -->[\s\S]*<!-- compare:end -->/.exec(fs.readFileSync(file, 'utf8'))?.[0] : undefined;
-  fs.writeFileSync(file, md + '\n' + (kept ? `\n${kept}\n` : ''));
+  // Sections written by other scripts (bench/compare.ts, bench/settle.ts, bench/feed.ts ...) are kept as they are.
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const kept = [...old.matchAll(/<!-- ([a-z-]+):start -->[\s\S]*?<!-- \1:end -->/g)].map((m) => m[0]);
+  fs.writeFileSync(file, md + '\n' + kept.map((k) => `\n${k}\n`).join(''));
 }
 
 main().catch((err) => {
