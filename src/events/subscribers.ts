@@ -4,6 +4,7 @@ import { notificationSubscribers } from '../modules/notifications';
 import { donationSubscribers } from '../modules/donations';
 import { referralSubscribers } from '../modules/referrals';
 import { endorsementSubscribers } from '../modules/endorsements';
+import { leaderboardSubscribers } from '../modules/leaderboard';
 import { followSubscribers } from '../modules/follows';
 import { feedSubscribers } from '../modules/feed';
 
@@ -11,4 +12,4 @@ import { feedSubscribers } from '../modules/feed';
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...referralSubscribers, ...followSubscribers, ...feedSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...leaderboardSubscribers, ...referralSubscribers, ...followSubscribers, ...feedSubscribers];

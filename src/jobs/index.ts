@@ -3,6 +3,7 @@ import { MAIL_QUEUE, sendQueuedMail } from '../integrations/mail';
 import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
 import { registerPayoutJobs } from '../modules/payouts';
+import { registerLeaderboardJobs } from '../modules/leaderboard';
 import { subscribers } from '../events/subscribers';
 import { registerSandboxJobs } from '../integrations/payments';
 import { NOTIFICATION_MAIL_QUEUE } from '../modules/notifications';
@@ -15,6 +16,7 @@ export function registerJobs(ctx: AppContext): void {
   ctx.jobs.register(COVER_TINT_QUEUE, coverTintHandler(ctx));
   if (ctx.payments.name === 'sandbox') registerSandboxJobs(ctx.jobs, ctx);
   registerPayoutJobs(ctx);
+  registerLeaderboardJobs(ctx);
   registerUpdateJobs(ctx);
   registerSubscribers(ctx, subscribers);
   // Atomic: the mail's outbox row commits with the job's completion, so each notification mails at most once.
