@@ -71,11 +71,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists pg_trgm');
   await knex.raw(
     `create index users_search_name_trgm_idx on users using gin (lower(name) gin_trgm_ops)
-     where status = 'active' and not profile_private and profile_slug is not null`,
+     where status = 'active' and not profile_private`,
   );
   await knex.raw(
     `create index users_search_slug_trgm_idx on users using gin (profile_slug gin_trgm_ops)
-     where status = 'active' and not profile_private and profile_slug is not null`,
+     where status = 'active' and not profile_private`,
   );
   await knex.raw(
     `create index donations_guest_name_trgm_idx on donations using gin (lower(donor_name) gin_trgm_ops)

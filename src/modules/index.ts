@@ -25,6 +25,7 @@ import donations from './donations/donations.routes';
 import tips from './tips/tips.routes';
 import referrals from './referrals/referrals.routes';
 import activity from './activity/activity.routes';
+import search from './search/search.routes';
 import profiles from './profiles/profiles.routes';
 import endorsements from './endorsements/endorsements.routes';
 import leaderboard from './leaderboard/leaderboard.routes';
@@ -43,7 +44,7 @@ import projectUpdates from './updates/updates.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

@@ -2,7 +2,7 @@ import { defineRoutes, route } from '../../http/define-routes';
 import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
-import { percentageFunded } from '../fundraisers';
+import { toCard } from './card';
 import * as params from './discovery.params';
 import * as repo from './discovery.repo';
 import { atLeastPage, listTotalKey } from './list-cache';
@@ -21,36 +21,6 @@ const CITIES_TTL_SECONDS = 300;
 const CATEGORIES_TTL_SECONDS = 300;
 const ZIP_TTL_SECONDS = 86_400;
 const TOTAL_TTL_SECONDS = 30;
-
-function toCard(r: repo.CardRow) {
-  const goal = Number(r.goal_amount_cents);
-  const raised = Number(r.raised_cents);
-  return {
-    id: r.id,
-    title: r.title,
-    slug: r.slug,
-    summary: r.summary,
-    goal_amount_cents: goal,
-    total_raised_cents: raised,
-    percentage_funded: percentageFunded(raised, goal), // same rounding as the detail reads
-    currency: r.currency,
-    status: r.status,
-    type: r.type,
-    is_project: r.is_project,
-    category: r.category_id === null ? null : String(r.category_id),
-    category_name: r.category_name,
-    cover_image: r.cover_image,
-    cover_image_focal_x: r.cover_image_focal_x,
-    cover_image_focal_y: r.cover_image_focal_y,
-    cover_tint: r.cover_tint,
-    location: r.location,
-    end_date: r.end_date,
-    donor_count: r.donor_count,
-    owner: { id: r.owner_id, name: r.owner_name, avatar: r.owner_avatar, profile_slug: r.owner_profile_slug },
-    created_at: new Date(r.created_at).toISOString(),
-    ...(r.distance_mi === undefined ? {} : { distance_mi: Math.round(r.distance_mi * 10) / 10 }),
-  };
-}
 
 // Mounted before the fundraisers module so /fundraisers/cities wins over /fundraisers/:id.
 export default defineRoutes(

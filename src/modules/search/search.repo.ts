@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../db/knex';
+
+type Q = Db | Knex.Transaction;
+
+/** `%q%` for LIKE with q's own % _ \ taken literally. */
+const contains = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const startsWith = (q: string) => `${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export interface UserHit {
+  id: string;
+  name: string | null;
+  slug: string | null;
+  avatar: string | null;
+}
+
+/**
+ * People by name or profile slug: active accounts with a public profile only (a private profile
+ * is never listed). Name-prefix matches first. The predicate is the trigram indexes' (migration
+ * 20261123130000). users rows are identity's; these are the only columns read.
+ */
+export async function users(db: Q, q: string, limit: number, offset: number): Promise<UserHit[]> {
+  return db('users')
+    .where({ status: 'active' })
+    .whereRaw('not profile_private')
+    .where((w) => w.whereRaw(`lower(name) like ? escape '\\'`, [contains(q)]).orWhereRaw(`profile_slug like ? escape '\\'`, [contains(q)]))
+    .orderByRaw(`(lower(name) like ? escape '\\') desc, lower(name) asc nulls last, id`, [startsWith(q)])
+    .limit(limit)
+    .offset(offset)
+    .select('id', 'name', 'profile_slug as slug', 'avatar');
+}
+
+export interface OrgHit {
+  id: string;
+  slug: string;
+  name: string;
+  logo: string | null;
+  verified: boolean;
+}
+
+let orgsTable: boolean | null = null;
+
+/** Whether the organizations table exists yet (organizations arrive with their own migration). */
+async function hasOrganizations(db: Q): Promise<boolean> {
+  if (orgsTable) return true;
+  const { rows } = await db.raw(`select to_regclass('public.organizations') is not null as present`);
+  orgsTable = Boolean(rows[0]?.present);
+  return orgsTable;
+}
+
+/** Organizations by name or slug, name-prefix matches first; [] while organizations do not exist. */
+export async function orgs(db: Q, q: string, limit: number, offset: number): Promise<OrgHit[]> {
+  if (!(await hasOrganizations(db))) return [];
+  return db('organizations')
+    .where((w) => w.whereRaw(`lower(name) like ? escape '\\'`, [contains(q)]).orWhereRaw(`slug like ? escape '\\'`, [contains(q)]))
+    .orderByRaw(`(lower(name) like ? escape '\\') desc, lower(name) asc, id`, [startsWith(q)])
+    .limit(limit)
+    .offset(offset)
+    .select('id', 'slug', 'name', 'logo', 'verified');
+}
+
+export interface DonorHit {
+  kind: 'guest';
+  key: string;
+  name: string;
+}
+
+/**
+ * Guest donors (gifts without an account) by the name on their named gifts to public campaigns,
+ * keyed like their public donor page (`GET /donors/guest/{key}`, donor_keys of the leaderboard
+ * module). Anonymous gifts are never searched, and signed-in donors are found as people instead.
+ * The latest name a donor gave under is shown; most recent givers first.
+ */
+export async function guestDonors(db: Q, q: string, limit: number): Promise<DonorHit[]> {
+  const { rows } = await db.raw(
+    `select k.key, (array_agg(d.donor_name order by d.paid_at desc))[1] as name
+       from donations d
+       join fundraisers f on f.id = d.fundraiser_id and f.visibility = 'public' and f.deleted_at is null
+       join donor_keys k on k.kind = 'guest' and k.identity = lower(d.donor_email)
+      where d.status = 'paid' and not d.anonymous and d.donor_user_id is null and d.donor_name is not null
+        and lower(d.donor_name) like ? escape '\\'
+      group by k.key
+      order by max(d.paid_at) desc, k.key
+      limit ?`,
+    [contains(q), limit],
+  );
+  return rows.map((r: { key: string; name: string }) => ({ kind: 'guest' as const, key: r.key, name: r.name }));
+}
