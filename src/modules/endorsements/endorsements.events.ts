@@ -7,11 +7,10 @@ import { endorsementReceivedCopy } from './endorsements.copy';
 /** The holder hears of each endorser once: the dedupe key survives a withdraw and a second endorsement. */
 export const endorsementSubscribers: Subscriber[] = [
   on('endorsement.created', 'endorsements.endorsement_received', async (ctx, p, trx) => {
-    const [campaign, endorser, holder] = await Promise.all([
-      findById(trx, p.fundraiser_id),
-      userProfile(trx, p.endorser_user_id),
-      userProfile(trx, p.holder_user_id),
-    ]);
+    // One connection per transaction: these reads run one after another.
+    const campaign = await findById(trx, p.fundraiser_id);
+    const endorser = await userProfile(trx, p.endorser_user_id);
+    const holder = await userProfile(trx, p.holder_user_id);
     if (!campaign || !holder) return;
     const locale = toLocale(holder.locale);
     const campaign_url = `${ctx.config.SITE_URL}/fundraisers/${encodeURIComponent(campaign.slug)}`;
