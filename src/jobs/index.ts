@@ -9,6 +9,7 @@ import { registerSandboxJobs } from '../integrations/payments';
 import { NOTIFICATION_MAIL_QUEUE } from '../modules/notifications';
 import { sendNotificationMail } from '../modules/preferences';
 import { registerUpdateJobs } from '../modules/updates';
+import { registerMilestoneJobs } from '../modules/milestones';
 
 /** Registers every queue's handler on the context's worker. Modules add their queues here. */
 export function registerJobs(ctx: AppContext): void {
@@ -18,6 +19,7 @@ export function registerJobs(ctx: AppContext): void {
   registerPayoutJobs(ctx);
   registerLeaderboardJobs(ctx);
   registerUpdateJobs(ctx);
+  registerMilestoneJobs(ctx);
   registerSubscribers(ctx, subscribers);
   // Atomic: the mail's outbox row commits with the job's completion, so each notification mails at most once.
   ctx.jobs.registerAtomic(NOTIFICATION_MAIL_QUEUE, (p, _job, trx) => sendNotificationMail(ctx, p, trx));

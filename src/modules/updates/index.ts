@@ -6,3 +6,6 @@
 export { registerUpdateJobs } from './updates.jobs';
 export { UPDATE_TRANSLATION_QUEUE, toUpdate } from './updates.service';
 export type { UpdateRow, TranslationRow } from './updates.repo';
+/** Owner-only writes under /projects/{fundraiserId} (milestones use it too). */
+export { ownsProject, ownedProject } from './updates.policy';
+export { cleanTitle, cleanBody } from './updates.text';
