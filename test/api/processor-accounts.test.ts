@@ -53,11 +53,11 @@ describe('connected accounts', () => {
     expect(obj.data.metadata).toEqual({ kind: 'connected_account', owner_type: 'user', owner_id: u.id });
   });
 
-  it('when onboarding names an organization, then 404 (organizations do not exist yet), and a non-uuid is 400', async () => {
+  it('when onboarding names an unknown organization, then 404 Organization not found, and a non-uuid is 400', async () => {
     const h = await authHeaders(t, await createUser(testDb()));
     const r = await request(t.app).post('/api/v1/processor/connect/onboarding').set(h).send({ organization_id: '6f1c1f0e-1d2b-4c8e-9a37-2d0b7a9f0c11' });
     expect(r.status).toBe(404);
-    expect(r.body.error).toBe('Not found');
+    expect(r.body).toMatchObject({ error: 'Not found', message: 'Organization not found' });
     const bad = await request(t.app).post('/api/v1/processor/connect/onboarding').set(h).send({ organization_id: 'acme' });
     expect(bad.status).toBe(400);
   });

@@ -75,6 +75,9 @@ const writable = {
 
 export const createBody = z.object({
   ...writable,
+  organization_id: uuid
+    .optional()
+    .describe('Runs the campaign for this organization (its holder for payouts, follows and feeds); needs org.update_settings there (unknown 404 `Organization not found`, else 403 `Requires permission: org.update_settings`)'),
   status: z
     .enum(['draft', 'pending', 'active'])
     .optional()
@@ -143,6 +146,11 @@ export const fundraiserDetail = z
     donation_count: z.number().int().optional().describe('slug read only'),
     percentage_funded: z.number().optional().describe('slug read only'),
     shares_count: z.number().int().optional().describe('slug read only'),
+    outcome_report: z
+      .object({ body_html: z.string(), images: z.array(z.string()), updated_at: z.string() })
+      .nullable()
+      .optional()
+      .describe('slug read only: what the campaign achieved, as its holder reported it (PUT /fundraisers/{id}/outcome-report); null until then'),
     source_language: z.enum(LANGS),
     end_date: z.string().nullable(),
     approved_at: z.string().nullable(),

@@ -9,6 +9,7 @@ import { saveReview } from '../../integrations/review/review.repo';
 import { enqueue } from '../../jobs/queue';
 import { invalidateListTotals } from '../discovery';
 import { hasCollectedMoney } from '../donations';
+import { requireOrgPermissionById } from '../organizations';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
 import { langOr, type CreateBody, type UpdateBody, type WritableFields } from './fundraisers.schemas';
@@ -89,6 +90,8 @@ async function afterWrite(ctx: AppContext, trx: Knex.Transaction, row: Fundraise
 /** POST /fundraisers: every create row of the status transition table. */
 export async function createFundraiser(ctx: AppContext, actor: Actor, body: CreateBody): Promise<FundraiserRow> {
   const owner = await ownerOf(ctx, actor);
+  // Before any work: a campaign for an organization needs the right to speak for it.
+  const org = body.organization_id ? await requireOrgPermissionById(ctx.db, actor, body.organization_id, 'org.update_settings') : null;
   const requested = body.status;
   const publishing = requested === 'active' || requested === 'pending';
   if (publishing) requireVerifiedEmail({ emailVerified: owner.email_verified });
@@ -127,6 +130,7 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
     const inserted = await repo.insertWithUniqueSlug(trx, String(values.title), {
       ...values,
       owner_user_id: owner.id,
+      org_id: org?.id ?? null,
       status,
       source_language: langOr(owner.locale),
       approved_at: status === 'active' ? trx.fn.now() : null,
