@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
-import { authHeaders, createUser, type TestUser } from '../helpers/auth';
+import { authHeaders, type TestUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
 import { freshIp, orgWithRoles } from '../helpers/organizations';
