@@ -3,6 +3,7 @@ import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations } 
 import { ledgerOwnChecks, type LedgerCheck } from './ledger';
 import { payoutLedgerCheck } from './payouts';
 import { tipLedgerCheck } from './tips';
+import { communityLedgerCheck } from './communities';
 
 export type { LedgerCheck } from './ledger';
 
@@ -18,6 +19,7 @@ export const ledgerChecks: Record<string, LedgerCheck> = {
   'donations vs ledger': donationsVsLedger,
   'platform tips': tipLedgerCheck,
   'connected accounts and payouts': payoutLedgerCheck,
+  'community funds': communityLedgerCheck,
 };
 
 /** Every difference any check finds, each line prefixed with its check's name (empty = clean). */

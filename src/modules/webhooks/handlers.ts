@@ -1,5 +1,6 @@
 import { donationWebhooks } from '../donations';
 import { tipWebhooks } from '../tips';
+import { communityWebhooks } from '../communities';
 import { payoutWebhookHandlers } from '../payouts';
 import { byKind } from './by-kind';
 import type { WebhookHandlerMap } from './webhooks.types';
@@ -13,7 +14,7 @@ import type { WebhookHandlerMap } from './webhooks.types';
  * any kind's map, or be spread in beside it.
  */
 export const webhookHandlers: WebhookHandlerMap = {
-  ...byKind({ donation: donationWebhooks, tip: tipWebhooks }),
+  ...byKind({ donation: donationWebhooks, tip: tipWebhooks, community_join: communityWebhooks }),
   // Connected accounts and their payouts carry no payment kind; only the payouts module handles them.
   ...payoutWebhookHandlers,
 };

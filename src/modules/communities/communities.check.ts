@@ -1,0 +1,35 @@
+import type { Db } from '../../db/knex';
+
+/**
+ * Every community fund against its rows: what the ledger says came in (payments), went to the
+ * processor (fees) and went out (withdrawals) equals the community_payments and
+ * community_withdrawals rows, and no fund is below zero.
+ */
+export async function communityLedgerCheck(db: Db): Promise<string[]> {
+  const { rows } = await db.raw(
+    `with l as (
+       select substr(account, length('liability:community:') + 1) as id,
+              -coalesce(sum(amount_cents) filter (where kind = 'community_payment'), 0) as paid,
+              coalesce(sum(amount_cents) filter (where kind = 'processor_fee'), 0) as fees,
+              coalesce(sum(amount_cents) filter (where kind = 'community_withdrawal'), 0) as withdrawn,
+              -sum(amount_cents) as fund
+         from ledger_entries where account like 'liability:community:%' group by 1),
+     p as (select community_id::text as id, sum(amount_cents) as paid, sum(fee_cents) as fees from community_payments group by 1),
+     w as (select community_id::text as id, sum(amount_cents) as withdrawn from community_withdrawals group by 1)
+     select a.id,
+            coalesce(l.paid, 0)::bigint as l_paid, coalesce(p.paid, 0)::bigint as r_paid,
+            coalesce(l.fees, 0)::bigint as l_fees, coalesce(p.fees, 0)::bigint as r_fees,
+            coalesce(l.withdrawn, 0)::bigint as l_withdrawn, coalesce(w.withdrawn, 0)::bigint as r_withdrawn,
+            coalesce(l.fund, 0)::bigint as fund
+       from (select id::text from communities union select id from l) a
+       left join l on l.id = a.id left join p on p.id = a.id left join w on w.id = a.id`,
+  );
+  const out: string[] = [];
+  for (const r of rows) {
+    if (Number(r.l_paid) !== Number(r.r_paid)) out.push(`community ${r.id}: ledger payments ${r.l_paid}, payment rows ${r.r_paid}`);
+    if (Number(r.l_fees) !== Number(r.r_fees)) out.push(`community ${r.id}: ledger fees ${r.l_fees}, payment rows' fees ${r.r_fees}`);
+    if (Number(r.l_withdrawn) !== Number(r.r_withdrawn)) out.push(`community ${r.id}: ledger withdrawals ${r.l_withdrawn}, withdrawal rows ${r.r_withdrawn}`);
+    if (Number(r.fund) < 0) out.push(`community ${r.id}: fund is below zero (${r.fund})`);
+  }
+  return out;
+}

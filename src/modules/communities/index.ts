@@ -1,0 +1,3 @@
+/** Paid communities: joins with or without a leader's approval, the community fund and its withdrawals. */
+export { communityWebhooks } from './communities.webhooks';
+export { communityLedgerCheck } from './communities.check';
