@@ -1,3 +1,4 @@
+import { parseAttestationKeys } from './integrations/attestation/keys';
 import { z } from 'zod';
 
 // Every variable of decisions.md, plus a few operational knobs (documented in README/.env.example).
@@ -35,6 +36,18 @@ const schema = z.object({
   PLATFORM_FEE_BPS: z.coerce.number().int().min(0).max(5_000).default(0),
   CAPTCHA_SECRET: z.string().min(1).optional(),
   CAPTCHA_VERIFY_URL: url.default('https://www.google.com/recaptcha/api/siteverify'),
+  // A JWKS document with the public keys that sign native-app attestations (X-App-Attestation).
+  APP_ATTESTATION_KEYS: z
+    .string()
+    .optional()
+    .superRefine((v, c) => {
+      if (v === undefined) return;
+      try {
+        parseAttestationKeys(v);
+      } catch (err) {
+        c.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
   OAUTH_PROVIDER_A_ISSUER: url.optional(),
   OAUTH_PROVIDER_A_CLIENT_ID: z.string().min(1).optional(),
   OAUTH_PROVIDER_A_CLIENT_SECRET: z.string().min(1).optional(),
@@ -55,6 +68,15 @@ const schema = z.object({
   SEARCH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
   SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(3000),
+  // Uploads and generated images: local disk (STORAGE_DIR, default DATA_DIR/uploads, served under /media/) or an
+  // S3-compatible bucket when S3_BUCKET is set; MEDIA_PUBLIC_URL is the base of the URLs handed out.
+  STORAGE_DIR: z.string().min(1).optional(),
+  S3_ENDPOINT: url.optional(),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name').optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]{2,32}$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  MEDIA_PUBLIC_URL: url.optional(),
   // Key prefix of the rate-limit buckets in Redis: lets several deployments (or test runs) share one Redis.
   RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });
@@ -88,6 +110,13 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const missing = ['ISSUER', 'CLIENT_ID', 'CLIENT_SECRET'][set.findIndex((v) => !v)];
       throw new ConfigError(`Invalid configuration: OAUTH_PROVIDER_${p}_${missing}: required when provider_${p.toLowerCase()} is partly configured`);
     }
+  }
+  // S3 settings without a bucket, or one key of the pair alone, is a typo rather than "local disk".
+  if (!c.S3_BUCKET && (c.S3_ENDPOINT || c.S3_ACCESS_KEY_ID || c.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration: S3_BUCKET: required when other S3_* variables are set');
+  }
+  if (!c.S3_ACCESS_KEY_ID !== !c.S3_SECRET_ACCESS_KEY) {
+    throw new ConfigError(`Invalid configuration: ${c.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'}: required with the other S3 key`);
   }
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
   return { ...c, SITE_URL: c.SITE_URL.replace(/\/+$/, ''), PUBLIC_URL: publicUrl, BASE_URL: `${publicUrl}/api/v1` };

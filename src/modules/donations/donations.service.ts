@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
-import { verifyCaptchaToken } from '../../integrations/captcha/verify';
+import { ATTESTATION_HEADER, requireHumanGuest } from '../../http/guest-check';
 import { requestLocale } from '../../integrations/mail';
 import { findById as findFundraiser, userProfile, type FundraiserRow } from '../fundraisers';
 import { canRead } from '../fundraisers';
@@ -24,17 +24,6 @@ async function acceptingCampaign(ctx: AppContext, actor: Actor | null, id: strin
   const f = await findFundraiser(ctx.db, id);
   if (!f || f.deleted_at || f.status !== 'active' || !canRead(f, actor)) throw notAccepting();
   return f;
-}
-
-/**
- * Guests prove they are people when CAPTCHA is configured: a passing `captchaToken`. Native-app
- * attestation (`X-App-Attestation`) is not accepted: APP_ATTESTATION_KEYS is not supported yet,
- * which decisions.md defines as "no attestation is accepted".
- */
-async function checkGuestCaptcha(ctx: AppContext, req: Request, actor: Actor | null, token: string | undefined): Promise<void> {
-  if (actor || !ctx.config.CAPTCHA_SECRET) return;
-  const ok = token ? await verifyCaptchaToken(ctx.config, token.trim(), req.ip, ctx.log) : false;
-  if (!ok) throw new ApiError(403, 'CAPTCHA verification failed', 'Complete the CAPTCHA and try again.', { captchaFailed: true });
 }
 
 /** The donor's message as plain text (markup dropped, as comments), or null when nothing is left. */
@@ -69,7 +58,7 @@ async function pendingRow(
 ) {
   const f = await acceptingCampaign(ctx, actor, body.fundraiser_id);
   if (!actor && !body.donor_email) throw invalid('body.donor_email', 'a guest must give donor_email');
-  await checkGuestCaptcha(ctx, req, actor, body.captchaToken);
+  await requireHumanGuest(ctx, actor, { captchaToken: body.captchaToken, attestation: req.header(ATTESTATION_HEADER), ip: req.ip });
   const profileName = actor ? ((await userProfile(ctx.db, actor.userId))?.name ?? null) : null;
   const row = await repo.insertDonation(ctx.db, {
     fundraiser_id: f.id,

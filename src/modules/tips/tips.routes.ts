@@ -1,3 +1,4 @@
+import { ATTESTATION_HEADER } from '../../http/guest-check';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { clientIp } from '../../http/client-ip';
 import { requestLocale } from '../../integrations/mail';
@@ -19,7 +20,7 @@ export default defineRoutes(
       body: createTipBody,
       response: createTipResponse,
       errors: [503],
-      handler: async ({ ctx, req, actor, body }) => ({ data: await createTip(ctx, actor, body, { ip: clientIp(req), locale: requestLocale(req) }) }),
+      handler: async ({ ctx, req, actor, body }) => ({ data: await createTip(ctx, actor, body, { ip: clientIp(req), locale: requestLocale(req), attestation: req.header(ATTESTATION_HEADER) }) }),
     }),
     route({
       method: 'get',

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
-import { CAPTCHA_FAILED } from '../../http/captcha-gate';
-import { verifyCaptchaToken } from '../../integrations/captcha/verify';
+import { requireHumanGuest } from '../../http/guest-check';
 import { queueComposedMail, renderComposed, toLocale, type Locale } from '../../integrations/mail';
 import { markSent } from '../../integrations/mail/outbox.repo';
 import * as repo from './tips.repo';
@@ -29,12 +28,9 @@ export async function createTip(
   ctx: AppContext,
   actor: Actor | null,
   input: CreateTipInput,
-  req: { ip?: string; locale: Locale | null },
+  req: { ip?: string; locale: Locale | null; attestation?: string },
 ): Promise<{ id: string; url: string }> {
-  if (!actor && ctx.config.CAPTCHA_SECRET) {
-    const ok = await verifyCaptchaToken(ctx.config, input.captchaToken?.trim() ?? '', req.ip, ctx.log);
-    if (!ok) throw new ApiError(403, CAPTCHA_FAILED, 'Complete the CAPTCHA and try again.', { captchaFailed: true });
-  }
+  await requireHumanGuest(ctx, actor, { captchaToken: input.captchaToken, attestation: req.attestation, ip: req.ip });
   const id = randomUUID();
   const email = input.email ?? actor?.email ?? null;
   const locale = req.locale ?? (actor ? toLocale(await repo.userLocale(ctx.db, actor.userId)) : 'en');

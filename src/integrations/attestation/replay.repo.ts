@@ -1,0 +1,13 @@
+import type { Db } from '../../db/knex';
+import type { Attestation } from './index';
+
+/** Spends an attestation: true the first time, false on a replay. Expired ids are swept on the way. */
+export async function spendAttestation(db: Db, a: Attestation): Promise<boolean> {
+  await db('used_attestations').where('expires_at', '<', db.fn.now()).del();
+  const rows = await db('used_attestations')
+    .insert({ jti: a.jti, app_id: a.appId, expires_at: a.expiresAt })
+    .onConflict('jti')
+    .ignore()
+    .returning('jti');
+  return rows.length > 0;
+}
