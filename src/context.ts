@@ -12,6 +12,7 @@ import { createCredentialResolver } from './modules/auth';
 import { createReviewer, type ContentReviewer } from './integrations/review';
 import { createMailer, type Mailer } from './integrations/mail/mailer';
 import { createPaymentProcessor, type PaymentProcessor } from './integrations/payments';
+import { createStorage, type Storage } from './integrations/storage';
 
 /**
  * Everything a handler, service or job may use. Built once per process (or per test app).
@@ -35,6 +36,8 @@ export interface AppContext {
   mailer: Mailer;
   /** Payment processor: Stripe when STRIPE_SECRET_KEY is set, else the built-in sandbox. */
   payments: PaymentProcessor;
+  /** Uploads and rendered images: local disk, or an S3-compatible bucket when S3_BUCKET is set. */
+  storage: Storage;
 }
 
 export function createContext(deps: { config: Config; db: Db; log: Logger; redis?: Redis | null }): AppContext {
@@ -52,6 +55,7 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     review: createReviewer(deps.config, deps.db, deps.log),
     mailer: createMailer(deps.config, deps.log),
     payments: createPaymentProcessor(deps.config, deps.db),
+    storage: createStorage(deps.config),
   };
   // The real resolver reads ctx.idp per request, so a provider swapped in by a test takes effect.
   ctx.credentials = createCredentialResolver(ctx);

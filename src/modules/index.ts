@@ -39,13 +39,16 @@ import preferences from './preferences/preferences.routes';
 import unsubscribe from './preferences/unsubscribe.routes';
 import projectUpdates from './updates/updates.routes';
 import milestones from './milestones/milestones.routes';
+import media from './media/media.routes';
+import mediaFiles from './media/media-files.routes';
+import shareImages from './share-images/share-images.routes';
 
 /**
  * Every module's route table. Add a module here and it is mounted and documented. Route tables
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, media, mediaFiles, shareImages];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

@@ -50,6 +50,14 @@ export interface FundraiserRow {
   deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** Written by the media module (PUT /fundraisers/{id}/outcome-report); shown on the slug read. */
+  outcome_report: OutcomeReport | null;
+}
+
+export interface OutcomeReport {
+  body_html: string;
+  images: string[];
+  updated_at: string;
 }
 
 export interface OwnerProfile {
@@ -84,7 +92,7 @@ const ROW_COLUMNS = [
   'images', 'video_url', 'location', 'location_lat', 'location_lng', 'location_label', 'beneficiary_name',
   'beneficiary_contact', 'source_language', 'end_date', 'approved_at', 'goal_reached_at', 'cover_tint', 'raised_cents',
   'donor_count', 'donation_count', 'shares_count', 'submitted_at', 'reviewed_at', 'reviewed_by',
-  'review_rejection_reasons', 'deleted_at', 'created_at', 'updated_at',
+  'review_rejection_reasons', 'deleted_at', 'created_at', 'updated_at', 'outcome_report',
 ] as const satisfies ReadonlyArray<keyof FundraiserRow>;
 const allColumnsListed: Exclude<keyof FundraiserRow, (typeof ROW_COLUMNS)[number]> extends never ? true : never = true;
 void allColumnsListed;

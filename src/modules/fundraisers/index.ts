@@ -4,13 +4,14 @@
  * The service (create, update, delete) is deliberately absent: it calls modules (donations,
  * discovery) that import this file, so exporting it here would close an import cycle.
  */
-export type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
+export type { FundraiserRow, OutcomeReport, OwnerProfile } from './fundraisers.repo';
 export { coverOf, findById, findByIdForUpdate, pendingQueue, recordShareVisit, setCoverTint, update as updateFundraiserRow, userProfile, type AttributedGifts } from './fundraisers.repo';
 export { buildDetail, canRead, percentageFunded } from './serialize';
 export { readable } from './reads';
 export { fundraiserDetail, fundraiserEnvelope, isLang, SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
 export { adjustCounters, type CounterDelta, type CounterResult } from './counters';
 export { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
-export { plainText } from './story-html';
+export { plainText, sanitizeStory } from './story-html';
+export { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 export { forgetTrustStatus } from './trust-status';
 export { COVER_TINT_QUEUE } from './fundraisers.jobs';

@@ -107,6 +107,7 @@ export async function buildDetail(
     out.donation_count = totals.donation_count;
     out.percentage_funded = percentageFunded(totals.total_raised_cents, Number(row.goal_amount_cents));
     out.shares_count = Number(row.shares_count);
+    out.outcome_report = row.outcome_report ?? null;
   }
   if (owner) {
     out.beneficiary_contact = row.beneficiary_contact;
