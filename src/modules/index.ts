@@ -26,6 +26,10 @@ import tips from './tips/tips.routes';
 import referrals from './referrals/referrals.routes';
 import activity from './activity/activity.routes';
 import search from './search/search.routes';
+import ambassadors from './ambassadors/ambassadors.routes';
+import team from './team/team.routes';
+import trust from './trust/trust.routes';
+import readiness from './readiness/readiness.routes';
 import profiles from './profiles/profiles.routes';
 import endorsements from './endorsements/endorsements.routes';
 import leaderboard from './leaderboard/leaderboard.routes';
@@ -48,7 +52,7 @@ import shareImages from './share-images/share-images.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, media, mediaFiles, shareImages];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, media, mediaFiles, shareImages];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

@@ -14,4 +14,5 @@ export { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
 export { plainText, sanitizeStory } from './story-html';
 export { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 export { forgetTrustStatus } from './trust-status';
+export { profileReadiness } from './publish-gate';
 export { COVER_TINT_QUEUE } from './fundraisers.jobs';

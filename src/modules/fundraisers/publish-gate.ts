@@ -41,8 +41,11 @@ export interface GateOutcome {
   messages: UserMessage[];
 }
 
-/** Profile readiness: a name, a verified email and a verified private contact. */
-function readiness(owner: OwnerProfile): UserMessage[] {
+/**
+ * Profile readiness: a name, a verified email and a verified private contact. The publish gate
+ * blocks on each; GET /users/me/publish-readiness lists the same codes as its hard blockers.
+ */
+export function profileReadiness(owner: OwnerProfile): UserMessage[] {
   const out: UserMessage[] = [];
   if (!owner.name || !owner.name.trim()) out.push({ code: 'PROFILE_NAME_MISSING', message: 'Add your name to your profile.', field: 'profile.name' });
   if (!owner.email_verified) out.push({ code: 'EMAIL_NOT_VERIFIED', message: 'Verify your email address.', field: 'profile.email' });
@@ -70,7 +73,7 @@ export async function reviewCandidate(ctx: AppContext, c: GateCandidate): Promis
  * blocks; a review flag sends the campaign to staff review; otherwise it passes.
  */
 export async function runPublishGate(ctx: AppContext, owner: OwnerProfile, c: GateCandidate): Promise<GateOutcome> {
-  const messages = readiness(owner);
+  const messages = profileReadiness(owner);
   if (!c.cover_image && !(c.images && c.images.length > 0)) {
     messages.push({ code: 'IMAGE_REQUIRED', message: 'Add at least one image.', field: 'cover_image' });
   }
