@@ -71,35 +71,38 @@ export interface FeedRow {
  * campaigns, not with their history.
  */
 export async function page(db: Q, me: string, limit: number, after: FeedKey | null, lang: string | null): Promise<FeedRow[]> {
+  // The per-campaign scans read only (id, created_at) from the partial index (an index-only scan
+  // that stops after `limit` entries); the wide rows are fetched for the final page alone.
   const r = await db.raw(
     `with ${CONNECTED},
-     pg as (
-       select u.*, c.since
+     keys as (
+       select k.id, k.created_at, c.since
          from conn c
          cross join lateral (
-           select u.id, u.fundraiser_id, u.author_user_id, u.title, u.body, u.language, u.like_count, u.created_at, u.edited_at
+           select u.id, u.created_at
              from project_updates u
             where u.fundraiser_id = c.id and u.deleted_at is null
               ${after ? 'and (u.created_at, u.id) < (:ts::timestamptz, :id::uuid)' : ''}
             order by u.created_at desc, u.id desc
             limit :limit
-         ) u
-        order by u.created_at desc, u.id desc
+         ) k
+        order by k.created_at desc, k.id desc
         limit :limit
      )
-     select pg.id, pg.fundraiser_id, pg.language, pg.like_count, pg.created_at, pg.edited_at, pg.since,
+     select pg.id, pg.fundraiser_id, pg.language, pg.like_count, pg.created_at, pg.edited_at, keys.since,
             coalesce(t.title, pg.title) as title, coalesce(t.body, pg.body) as body,
             to_char(pg.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_key,
             r.read_at as mark_at,
             exists (select 1 from update_likes l where l.update_id = pg.id and l.user_id = :me) as liked_by_me,
             a.id as author_id, a.name as author_name, a.avatar as author_avatar,
             f.title as f_title, f.slug as f_slug, f.cover_image as f_cover_image
-       from pg
+       from keys
+       join project_updates pg on pg.id = keys.id
        join fundraisers f on f.id = pg.fundraiser_id
        join users a on a.id = pg.author_user_id
        left join campaign_update_reads r on r.user_id = :me and r.update_id = pg.id
        left join update_translations t on t.update_id = pg.id and t.lang = :lang and pg.language <> :lang
-      order by pg.created_at desc, pg.id desc`,
+      order by keys.created_at desc, keys.id desc`,
     { me, limit, lang: lang ?? '', ts: after?.ts ?? null, id: after?.id ?? null },
   );
   return r.rows;
