@@ -43,6 +43,7 @@ import preferences from './preferences/preferences.routes';
 import unsubscribe from './preferences/unsubscribe.routes';
 import projectUpdates from './updates/updates.routes';
 import milestones from './milestones/milestones.routes';
+import communities from './communities/communities.routes';
 import media from './media/media.routes';
 import mediaFiles from './media/media-files.routes';
 import shareImages from './share-images/share-images.routes';
@@ -52,7 +53,7 @@ import shareImages from './share-images/share-images.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, media, mediaFiles, shareImages];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
