@@ -103,7 +103,7 @@ describe('organization payout accounts', () => {
     expect((await db()('transfers').where({ fundraiser_id: mine.id })).map((x: any) => x.processor_account_id)).toEqual([personal]);
   });
 
-  it('when the organization\'s account becomes active later, then the sweep moves its campaigns\' earlier gifts to it and payouts show in org admin', async () => {
+  it('when the organization\'s account becomes active later, then the sweep moves its campaigns\' earlier gifts to it and payouts and earnings show in org admin', async () => {
     const { org, owner, admin, viewer } = await orgWithRoles(t);
     const f = await createFundraiser(db(), admin.id, { org_id: org.id });
     const gift = await createGift(db(), { fundraiserId: f.id, amount: 8_000 });
@@ -123,7 +123,11 @@ describe('organization payout accounts', () => {
       data: [{ id: expect.any(String), amount_cents: gift.net, currency: 'USD', status: 'paid', arrival_date: '2026-11-25' }],
       pagination: { limit: 20, offset: 0, total: 1 },
       account: expect.objectContaining({ id: orgAcct, owner_type: 'organization', owner_id: org.id, status: 'active' }),
+      earnings: { total_cents: 8_000, fees_cents: gift.fee, available_cents: 0, pending_cents: 0, withdrawn_cents: gift.net, currency: 'USD' },
     });
+    // The campaign's creator earns nothing personally from the organization's campaign.
+    const mine = await request(t.app).get(api('/payouts/earnings')).set(await as(admin));
+    expect(mine.body.data.total_cents).toBe(0);
     const w = await db()('withdrawals').where({ fundraiser_id: f.id });
     expect(w.map((x: any) => Number(x.amount_cents))).toEqual([gift.net]);
   });

@@ -8,6 +8,11 @@ export async function ownCampaigns(db: Db, ownerUserId: string): Promise<Array<{
   return db('fundraisers').where({ owner_user_id: ownerUserId }).whereNull('org_id').orderBy('created_at').select('id', 'title', 'currency');
 }
 
+/** An organization's campaigns (its earnings: the organization is their holder). */
+export async function orgCampaigns(db: Db, orgId: string): Promise<Array<{ id: string; title: string; currency: string }>> {
+  return db('fundraisers').where({ org_id: orgId }).orderBy('created_at').select('id', 'title', 'currency');
+}
+
 export interface CampaignMoney {
   fundraiser_id: string;
   /** Gross raised: gifts less refunds and disputes, before fees. */

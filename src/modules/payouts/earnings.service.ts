@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
-import { ownAccount } from './accounts.service';
-import { campaignMoney, connectedMoney, ownCampaigns } from './earnings.repo';
+import { campaignMoney, connectedMoney, orgCampaigns, ownCampaigns } from './earnings.repo';
+import { accountsOf, type OwnerType } from './payouts.repo';
 
 /** Days until a settled charge's funds are available at the processor (Stripe's standard US schedule). */
 const AVAILABILITY_DAYS = 2;
@@ -13,14 +13,19 @@ function mainCurrency(campaigns: Array<{ currency: string }>): string {
   return [...n.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? 'USD';
 }
 
-async function holderFigures(ctx: AppContext, actor: Actor) {
-  const campaigns = await ownCampaigns(ctx.db, actor.userId);
+/** A campaign holder: a person (their own campaigns) or an organization (its campaigns). */
+type Holder = { type: OwnerType; id: string };
+
+async function holderFigures(ctx: AppContext, holder: Holder) {
+  const campaigns = holder.type === 'user' ? await ownCampaigns(ctx.db, holder.id) : await orgCampaigns(ctx.db, holder.id);
   const currency = mainCurrency(campaigns);
   const mine = campaigns.filter((c) => c.currency.toUpperCase() === currency);
   const money = await campaignMoney(ctx.db, mine.map((c) => c.id), currency);
-  const account = await ownAccount(ctx.db, actor);
+  const [account] = await accountsOf(ctx.db, holder.type, holder.id);
   return { currency, campaigns: mine, money, account: account?.status === 'active' ? account : undefined };
 }
+
+const personal = (actor: Actor): Holder => ({ type: 'user', id: actor.userId });
 
 /**
  * Earnings from the ledger: total = gross raised (gifts less refunds and disputes), fees =
@@ -29,7 +34,12 @@ async function holderFigures(ctx: AppContext, actor: Actor) {
  * yet. Without an active connected account (spec): available 0, withdrawn 0, pending = total.
  */
 export async function earnings(ctx: AppContext, actor: Actor) {
-  const f = await holderFigures(ctx, actor);
+  return holderEarnings(ctx, personal(actor));
+}
+
+/** Earnings of an organization's campaigns (org admin's payouts read), by the same rules. */
+export async function holderEarnings(ctx: AppContext, holder: Holder) {
+  const f = await holderFigures(ctx, holder);
   const total = f.money.reduce((s, m) => s + m.raised, 0);
   const fees = f.money.reduce((s, m) => s + m.fees, 0);
   if (!f.account) return { total_cents: total, fees_cents: fees, available_cents: 0, pending_cents: total, withdrawn_cents: 0, currency: f.currency };
@@ -54,7 +64,7 @@ const addDays = (d: Date, n: number) => new Date(new Date(d).getTime() + n * 86_
  * newest gift not transferred yet.
  */
 export async function pendingBreakdown(ctx: AppContext, actor: Actor) {
-  const f = await holderFigures(ctx, actor);
+  const f = await holderFigures(ctx, personal(actor));
   const titles = new Map(f.campaigns.map((c) => [c.id, c.title]));
   return f.money
     .map((m) => ({

@@ -2,10 +2,12 @@
  * Earnings, connected accounts, transfers of settled gifts to them, payouts and each payout's
  * split across the holder's campaigns (withdrawals).
  */
+import type { AppContext } from '../../context';
 import type { Db } from '../../db/knex';
 import { publicAccount } from './accounts.service';
 import { accountsOf, payoutsOf, withdrawalsOf } from './payouts.repo';
-import { accountRow, payoutsAnswer } from './payouts.schemas';
+import { holderEarnings } from './earnings.service';
+import { accountRow, earningsAnswer, payoutsAnswer } from './payouts.schemas';
 
 export { default as payoutsRoutes } from './payouts.routes';
 export { default as processorAccountsRoutes } from './processor-accounts.routes';
@@ -42,15 +44,19 @@ export async function withdrawalsFor(db: Db, fundraiserId: string): Promise<With
   }));
 }
 
-/** An organization's payouts read (org admin): its connected account, if any, and that account's payouts, newest first. */
-export async function organizationPayouts(db: Db, orgId: string, limit: number, offset: number) {
-  const [account] = await accountsOf(db, 'organization', orgId);
-  const { rows, total } = await payoutsOf(db, account ? [account.id] : [], limit, offset);
+/**
+ * An organization's payouts read (org admin): its connected account (null before onboarding),
+ * that account's payouts newest first, and the earnings of its campaigns.
+ */
+export async function organizationPayouts(ctx: AppContext, orgId: string, limit: number, offset: number) {
+  const [account] = await accountsOf(ctx.db, 'organization', orgId);
+  const { rows, total } = await payoutsOf(ctx.db, account ? [account.id] : [], limit, offset);
   return {
     data: rows.map((r: any) => ({ id: r.id, amount_cents: Number(r.amount_cents), currency: String(r.currency).toUpperCase(), status: r.status, arrival_date: r.arrival_date ?? null })),
     pagination: { limit, offset, total },
     account: account ? publicAccount(account) : null,
+    earnings: await holderEarnings(ctx, { type: 'organization', id: orgId }),
   };
 }
 
-export const organizationPayoutsAnswer = payoutsAnswer.extend({ account: accountRow.nullable() });
+export const organizationPayoutsAnswer = payoutsAnswer.extend({ account: accountRow.nullable(), earnings: earningsAnswer.shape.data });
