@@ -4,7 +4,7 @@
  * (achievement cards) build their layout with `h` and render it with `renderPng`, in the same
  * fonts and locales. Route tables are collected by src/modules/index.ts.
  */
-export { h, renderPng, type Child, type Node, type Style } from './render';
+export { h, renderPng, renderSvg, type Child, type Node, type Style } from './render';
 export { FONT_STACK, fonts } from './fonts';
 export { labelsFor, SHARE_LANGS, type ShareLabels, type ShareLang } from './labels';
 export { fitted, localImageBytes } from './images';
