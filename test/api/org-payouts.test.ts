@@ -128,6 +128,8 @@ describe('organization payout accounts', () => {
     // The campaign's creator earns nothing personally from the organization's campaign.
     const mine = await request(t.app).get(api('/payouts/earnings')).set(await as(admin));
     expect(mine.body.data.total_cents).toBe(0);
+    const [ev] = await db()('events').where({ type: 'payout.paid' }).whereRaw(`payload->>'processor_account_id' = ?`, [orgAcct]);
+    expect(ev.payload.holder_user_id).toBe(owner.id);
     const w = await db()('withdrawals').where({ fundraiser_id: f.id });
     expect(w.map((x: any) => Number(x.amount_cents))).toEqual([gift.net]);
   });

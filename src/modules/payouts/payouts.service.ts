@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import type { ProcessorPayout } from '../../integrations/payments';
 import { accounts, post } from '../ledger';
+import { organizationHolderUserId } from '../organizations';
 import * as repo from './payouts.repo';
 import type { AccountRow, PayoutRow, PayoutStatus } from './payouts.repo';
 import { splitProportionally } from './split';
@@ -90,7 +91,8 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
       await emit(trx, 'payout.paid', {
         payout_id: p.id,
         processor_account_id: account.id,
-        holder_user_id: account.owner_type === 'user' ? account.owner_id : null,
+        // An organization's payout is announced to the person who stands for it (its first owner).
+        holder_user_id: account.owner_type === 'user' ? account.owner_id : await organizationHolderUserId(trx, account.owner_id),
         amount_cents: p.amount_cents,
         currency,
       });
