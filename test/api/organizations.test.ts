@@ -20,7 +20,7 @@ async function as(u: TestUser) {
 }
 
 describe('POST /organizations', () => {
-  it('when a verified user registers, then 201 with the org and the creator is its org_owner', async () => {
+  it('when a verified user registers, then 201 with the org, the creator is its org_owner, and private members stay unnamed publicly', async () => {
     const u = await createUser(db());
     const r = await request(t.app).post(api('/organizations')).set(await as(u)).send({
       name: 'Save <b>the</b> Rivers', description: '<script>x()</script>Clean water', website: 'https://rivers.example', country: 'us',
@@ -33,6 +33,14 @@ describe('POST /organizations', () => {
     const members = await request(t.app).get(api(`/organizations/${r.body.data.slug}/members`));
     expect(members.body.data).toEqual([{ user: { id: u.id, name: u.name, avatar: null, profile_slug: expect.any(String) }, role: 'org_owner', joined_at: expect.any(String) }]);
     expect(JSON.stringify(members.body)).not.toContain(u.email);
+    // A member with a private profile is not named publicly (org admin still lists them).
+    const hidden = await createUser(db());
+    await db()('users').where({ id: hidden.id }).update({ profile_private: true });
+    await addMembership(db(), r.body.data.id, hidden.id, 'org_viewer');
+    const again = await request(t.app).get(api(`/organizations/${r.body.data.id}/members`));
+    expect(again.body.data.map((m: any) => m.user.id)).toEqual([u.id]);
+    const inside = await request(t.app).get(api(`/org-admin/${r.body.data.slug}/members`)).set(await as(u));
+    expect(inside.body.data.map((m: any) => m.user.id)).toEqual([u.id, hidden.id]);
   });
 
   it('when the derived slug is taken, then a suffix keeps it unique; a taken explicit slug is 409 SLUG_TAKEN; a uuid-shaped slug 400', async () => {

@@ -115,8 +115,10 @@ export async function lockMembers(trx: Knex.Transaction, orgId: string): Promise
 
 const MEMBER_CARD = ['u.id', 'u.name', 'u.avatar', 'u.profile_slug'];
 
-export async function members(db: Q, orgId: string, limit: number, offset: number) {
+/** Members, for org admin; `publicOnly` (the public read) leaves out private profiles and inactive accounts. */
+export async function members(db: Q, orgId: string, limit: number, offset: number, opts: { publicOnly?: boolean } = {}) {
   const base = db('org_members as m').join('users as u', 'u.id', 'm.user_id').where('m.org_id', orgId);
+  if (opts.publicOnly) base.where({ 'u.profile_private': false, 'u.status': 'active' });
   const [{ n }] = await base.clone().count<{ n: string }[]>({ n: '*' });
   const rows = await base
     // Owners first, then admins, then viewers; oldest membership first within a role.

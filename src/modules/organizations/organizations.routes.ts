@@ -89,7 +89,7 @@ export default defineRoutes(
       method: 'get',
       path: '/:idOrSlug/members',
       summary: "An organization's members",
-      description: 'Public profile card and role of each member (owners, then admins, then viewers); never an email. Paged.',
+      description: 'Public profile card and role of each member (owners, then admins, then viewers); never an email; members with a private profile or an inactive account are left out. Paged.',
       auth: 'none',
       limiters: ['public'],
       params: idOrSlugParams,
@@ -98,7 +98,7 @@ export default defineRoutes(
       errors: [404],
       handler: async ({ db, params, query }) => {
         const org = await requireOrganization(db, params.idOrSlug);
-        const { rows, total } = await repo.members(db, org.id, query.limit, query.offset);
+        const { rows, total } = await repo.members(db, org.id, query.limit, query.offset, { publicOnly: true });
         return { data: rows.map(memberCard), pagination: page(query.limit, query.offset, total) };
       },
     }),
