@@ -161,7 +161,12 @@ export function profileImage(p: ProfileCard, l: ShareLabels): Node {
   const { width, height } = SIZES.profile;
   const initials = p.name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join('') || '?';
   const avatar = p.avatar
-    ? h('img', { src: p.avatar, width: 260, height: 260, style: { width: 260, height: 260, flexShrink: 0, borderRadius: 130, border: '8px solid #ffffff', boxShadow: '0 16px 40px rgba(15,23,42,0.18)' } })
+    ? // The ring and the clipping sit on a wrapper: on the img itself satori rounds the border, not the picture.
+      h(
+        'div',
+        { style: { display: 'flex', flexShrink: 0, padding: 8, borderRadius: '50%', backgroundColor: '#ffffff', boxShadow: '0 16px 40px rgba(15,23,42,0.18)' } },
+        h('img', { src: p.avatar, width: 260, height: 260, style: { width: 260, height: 260, borderRadius: '50%' } }),
+      )
     : h(
         'div',
         { style: { display: 'flex', alignItems: 'center', justifyContent: 'center', width: 260, height: 260, flexShrink: 0, borderRadius: 130, backgroundImage: PANEL, border: '8px solid #ffffff', boxShadow: '0 16px 40px rgba(15,23,42,0.18)', color: '#ffffff', fontSize: 104, fontWeight: 800 } },
