@@ -153,6 +153,11 @@ describe('public organization reads', () => {
     expect(pub.status).toBe(201);
     expect(pub.body.data).toMatchObject({ name: 'Annual report', content_type: 'application/pdf', bytes: TINY_PDF.length, is_public: true });
     expect(priv.body.data.url).toBeNull();
+    // Stored through the storage port (shared by every replica), under a key the API never hands out.
+    const row = await db()('org_documents').where({ id: priv.body.data.id }).first();
+    expect(row.storage_key).toBe(`org-documents/${org.id}/${priv.body.data.id}.pdf`);
+    expect(Buffer.compare((await t.ctx.storage.read(row.storage_key, 1 << 20))!, TINY_PDF)).toBe(0);
+    expect(JSON.stringify([pub.body, priv.body])).not.toContain(row.storage_key);
     const list = await request(t.app).get(api(`/organizations/${org.slug}/documents/public`));
     expect(list.body.data.map((d: any) => d.name)).toEqual(['Annual report']);
     const file = await request(t.app).get(pub.body.data.url).buffer(true).parse((res, cb) => {

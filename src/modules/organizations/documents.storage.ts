@@ -1,41 +1,25 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import type { Config } from '../../config';
+import type { AppContext } from '../../context';
 
 /**
- * A minimal local store for organization documents until the media issue's storage port exists.
- * Files live under DATA_DIR/documents/, outside DATA_DIR/uploads (which the media issue serves
- * publicly under /media/): a private document must only ever be read through org admin.
+ * Organization documents live in the service's storage port (local disk or the S3 bucket every
+ * replica shares). Keys are `org-documents/<org id>/<random uuid>.pdf` and never leave the
+ * service: clients read documents only through the routes that check who may see them (public
+ * flag, or an org permission), so a private document's key is never handed out.
  */
-const root = (config: Pick<Config, 'DATA_DIR'>) => path.resolve(config.DATA_DIR, 'documents');
+export const documentKey = (orgId: string, id: string) => `org-documents/${orgId}/${id}.pdf`;
 
-/** Keys are `org/<uuid>.pdf`, chosen by the service, never by the client. */
-const KEY = /^org\/[0-9a-f-]{36}\.pdf$/;
+/** Cap on a document, on the way in and on the way out. */
+export const DOCUMENT_MAX_BYTES = 10 * 1024 * 1024;
 
-function fileOf(config: Pick<Config, 'DATA_DIR'>, key: string): string {
-  if (!KEY.test(key)) throw new Error(`not a document key: ${key}`);
-  return path.join(root(config), key);
+export async function putDocument(ctx: Pick<AppContext, 'storage'>, key: string, bytes: Buffer): Promise<void> {
+  await ctx.storage.put(key, bytes, { contentType: 'application/pdf', size: bytes.length });
 }
 
-export async function putDocument(config: Pick<Config, 'DATA_DIR'>, key: string, bytes: Buffer): Promise<void> {
-  const file = fileOf(config, key);
-  await mkdir(path.dirname(file), { recursive: true });
-  // Written aside and renamed, so a reader never sees half a file.
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, file);
+export async function removeDocument(ctx: Pick<AppContext, 'storage'>, key: string): Promise<void> {
+  await ctx.storage.remove(key);
 }
 
-export async function removeDocument(config: Pick<Config, 'DATA_DIR'>, key: string): Promise<void> {
-  await rm(fileOf(config, key), { force: true });
-}
-
-/** The document's bytes (at most the upload cap, 10 MB); null when the file is gone. */
-export async function readDocument(config: Pick<Config, 'DATA_DIR'>, key: string): Promise<Buffer | null> {
-  try {
-    return await readFile(fileOf(config, key));
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ENOENT') return null;
-    throw err;
-  }
+/** The document's bytes; null when the object is gone. */
+export function readDocument(ctx: Pick<AppContext, 'storage'>, key: string): Promise<Buffer | null> {
+  return ctx.storage.read(key, DOCUMENT_MAX_BYTES);
 }

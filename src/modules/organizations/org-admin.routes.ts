@@ -275,7 +275,7 @@ export default defineRoutes(
       errors: [404],
       handler: async ({ req, ctx, params, res }) => {
         const doc = await repo.documentById(ctx.db, orgAccess(req).org.id, params.documentId);
-        const bytes = doc ? await readDocument(ctx.config, doc.storage_key) : null;
+        const bytes = doc ? await readDocument(ctx, doc.storage_key) : null;
         if (!doc || !bytes) throw new ApiError(404, 'Not found', 'Document not found');
         res.setHeader('Content-Disposition', `attachment; filename="document-${doc.id}.pdf"`);
         res.setHeader('Cache-Control', 'private, no-store');

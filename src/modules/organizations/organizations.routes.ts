@@ -162,7 +162,7 @@ export default defineRoutes(
       handler: async ({ ctx, params, res }) => {
         const org = await requireOrganization(ctx.db, params.idOrSlug);
         const doc = await repo.documentById(ctx.db, org.id, params.documentId);
-        const bytes = doc?.is_public ? await readDocument(ctx.config, doc.storage_key) : null;
+        const bytes = doc?.is_public ? await readDocument(ctx, doc.storage_key) : null;
         if (!doc || !bytes) throw new ApiError(404, 'Not found', 'Document not found');
         res.setHeader('Content-Disposition', `inline; filename="document-${doc.id}.pdf"`);
         res.setHeader('Cache-Control', 'public, max-age=300');

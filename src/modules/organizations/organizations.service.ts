@@ -7,7 +7,7 @@ import { ApiError, badRequest } from '../../http/errors';
 import { missingToGrant, permissionDenied, type OrgRole } from '../../http/permissions';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { plainText } from '../fundraisers';
-import { putDocument, removeDocument } from './documents.storage';
+import { DOCUMENT_MAX_BYTES, documentKey, putDocument, removeDocument } from './documents.storage';
 import type { OrgAccess } from './organizations.policy';
 import { orgNotFound, requireOrgPermissionById } from './organizations.policy';
 import * as repo from './organizations.repo';
@@ -176,8 +176,6 @@ export async function addChild(ctx: AppContext, a: OrgAccess, childId: string): 
 
 // ---- documents ----
 
-export const DOCUMENT_MAX_BYTES = 10 * 1024 * 1024;
-
 /** The request body's bytes, refused past the cap while they arrive (never buffered whole). */
 async function readBody(req: Request, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -200,8 +198,8 @@ export async function uploadDocument(ctx: AppContext, a: OrgAccess, req: Request
   // The type comes from the bytes, never from the header alone.
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw badRequest('The document must be a PDF file', { code: 'UNSUPPORTED_DOCUMENT' });
   const id = randomUUID();
-  const key = `org/${id}.pdf`;
-  await putDocument(ctx.config, key, bytes);
+  const key = documentKey(a.org.id, id);
+  await putDocument(ctx, key, bytes);
   try {
     return await repo.insertDocument(ctx.db, {
       id,
@@ -214,7 +212,7 @@ export async function uploadDocument(ctx: AppContext, a: OrgAccess, req: Request
       uploaded_by: a.actor.userId,
     });
   } catch (err) {
-    await removeDocument(ctx.config, key).catch(() => undefined);
+    await removeDocument(ctx, key).catch(() => undefined);
     throw err;
   }
 }
