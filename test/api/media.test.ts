@@ -48,6 +48,7 @@ describe('POST /fundraisers/{id}/media', () => {
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('image/png');
     expect(file.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(file.headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect((file.body as Buffer).length).toBe(res.body.data.bytes);
     expect(await sharp(file.body as Buffer).metadata()).toMatchObject({ format: 'png', width: 320, height: 200 });
     const row = await t.ctx.db('media_uploads').where({ id: res.body.data.id }).first();

@@ -40,6 +40,8 @@ describe('campaign share images', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('image/png');
     expect(res.headers['cache-control']).toBe('public, max-age=30');
+    // The site, on another origin, embeds them.
+    expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect(await sharp(res.body as Buffer).metadata()).toMatchObject({ format: 'png', width, height });
     const again = await request(t.app).get(`/api/v1/fundraisers/slug/${f.slug}/${file}`).set('If-None-Match', res.headers.etag);
     expect(again.status).toBe(304);

@@ -65,6 +65,8 @@ export default defineRoutes(
         res.setHeader('Content-Length', range ? range.end - range.start + 1 : obj.size);
         res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
         res.setHeader('Accept-Ranges', 'bytes');
+        // The site runs on another origin and shows these files in <img> and <video>: helmet's same-origin would block it.
+        res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
         // Stored files are shown, never run: no sniffing into HTML, no scripts even if one slipped in.
         res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox");
         if (isHead(req)) {

@@ -17,6 +17,8 @@ function sendBytes(req: Request, res: Response, body: Buffer, type: string, maxA
   const etag = etagOf(body);
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', `public, max-age=${maxAge}`);
+  // Helmet's same-origin policy would stop the site (another origin) from showing these in <img>.
+  res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
   for (const [k, v] of Object.entries(extra)) res.setHeader(k, v);
   if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
     res.status(304).end();
