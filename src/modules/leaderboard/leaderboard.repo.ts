@@ -102,29 +102,34 @@ export interface EntryRow {
 const VISIBLE = `(e.user_id is null or (u.status = 'active' and not u.profile_private))`;
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** One page in rank order, with the filtered total. `q` keeps ranks as ranked (no renumbering). */
+const ROW = `e.rank, e.kind, e.user_id, e.anonymous_key, e.raised_cents, e.given_cents, e.driven_cents, e.impact_cents,
+            u.name, u.avatar, u.profile_slug`;
+
+/**
+ * One page in rank order. Without `q` it walks the primary key (period, audience, rank) and the
+ * total is the last rank (rows hidden since the rebuild are gaps in it until the next one); a
+ * window count here would visit every ranked row. With `q` (which only names match: alias rows
+ * have none) it starts from the matching accounts and keeps their ranks (no renumbering).
+ */
 export async function page(db: Db, f: { period: Period; audience: Audience; q: string | null; limit: number; offset: number }) {
-  const nameFilter = f.q ? `and u.name ilike ? escape '\\'` : '';
-  const bind = f.q ? [`%${likeEscape(f.q)}%`] : [];
-  const rows = await queryRows<EntryRow>(
-    db,
-    `select e.rank, e.kind, e.user_id, e.anonymous_key, e.raised_cents, e.given_cents, e.driven_cents, e.impact_cents,
-            u.name, u.avatar, u.profile_slug, count(*) over () as total
-       from leaderboard_entries e left join users u on u.id = e.user_id
-      where e.period = ? and e.audience = ? and ${VISIBLE} ${nameFilter}
-      order by e.rank limit ? offset ?`,
-    [f.period, f.audience, ...bind, f.limit, f.offset],
-  );
-  let total = rows.length ? Number(rows[0]!.total) : 0;
-  if (!rows.length && f.offset > 0) {
-    const [c] = await queryRows<{ n: number }>(
-      db,
-      `select count(*)::int as n from leaderboard_entries e left join users u on u.id = e.user_id
-        where e.period = ? and e.audience = ? and ${VISIBLE} ${nameFilter}`,
-      [f.period, f.audience, ...bind],
-    );
-    total = Number(c?.n ?? 0);
+  if (!f.q) {
+    const [rows, [last]] = await Promise.all([
+      queryRows<EntryRow>(
+        db,
+        `select ${ROW} from leaderboard_entries e left join users u on u.id = e.user_id
+          where e.period = ? and e.audience = ? and ${VISIBLE} order by e.rank limit ? offset ?`,
+        [f.period, f.audience, f.limit, f.offset],
+      ),
+      queryRows<{ n: number | null }>(db, 'select max(rank) as n from leaderboard_entries where period = ? and audience = ?', [f.period, f.audience]),
+    ]);
+    return { rows, total: Number(last?.n ?? 0) };
   }
+  const matching = `from users u join leaderboard_entries e on e.user_id = u.id and e.period = ? and e.audience = ?
+     where u.status = 'active' and not u.profile_private and u.name ilike ? escape '\\'`;
+  const bind = [f.period, f.audience, `%${likeEscape(f.q)}%`];
+  const rows = await queryRows<EntryRow>(db, `select ${ROW}, count(*) over () as total ${matching} order by e.rank limit ? offset ?`, [...bind, f.limit, f.offset]);
+  let total = rows.length ? Number(rows[0]!.total) : 0;
+  if (!rows.length && f.offset > 0) total = Number((await queryRows<{ n: number }>(db, `select count(*)::int as n ${matching}`, bind))[0]?.n ?? 0);
   return { rows, total };
 }
 
@@ -132,9 +137,7 @@ export async function page(db: Db, f: { period: Period; audience: Audience; q: s
 export async function standing(db: Db, userId: string, period: Period, audience: Audience): Promise<EntryRow | undefined> {
   const [row] = await queryRows<EntryRow>(
     db,
-    `select e.rank, e.kind, e.user_id, e.anonymous_key, e.raised_cents, e.given_cents, e.driven_cents, e.impact_cents,
-            u.name, u.avatar, u.profile_slug
-       from leaderboard_entries e join users u on u.id = e.user_id
+    `select ${ROW} from leaderboard_entries e join users u on u.id = e.user_id
       where e.user_id = ? and e.period = ? and e.audience = ?`,
     [userId, period, audience],
   );

@@ -21,13 +21,15 @@ const SINCE_DAYS: Record<Period, number | null> = { all: null, '30d': 30, '7d': 
  * commits). A live aggregate over every settled gift is too slow for a public read at a million
  * gifts, so the ranking is precomputed (bench/RESULTS.md); one rebuild at a time (advisory lock).
  */
-export async function refreshLeaderboard(db: Db): Promise<void> {
+export async function refreshLeaderboard(db: Db, opts: { onlyIfMissing?: boolean } = {}): Promise<void> {
   const now = Date.now();
   const driven = await Promise.all(
     repo.PERIODS.map((p) => drivenTotals(db, { since: SINCE_DAYS[p] === null ? null : new Date(now - SINCE_DAYS[p]! * 86_400_000) })),
   );
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_ID]);
+    // Concurrent first reads wait here for one build; the ones after it find the ranking made.
+    if (opts.onlyIfMissing && (await repo.refreshedAt(trx))) return;
     for (const [i, p] of repo.PERIODS.entries()) await repo.rebuildPeriod(trx, p, driven[i]!);
     await repo.markRefreshed(trx);
   });
@@ -40,7 +42,7 @@ async function ensureRanking(ctx: AppContext): Promise<void> {
   if (Date.now() - checkedAt < CHECK_EVERY_MS) return;
   const at = await repo.refreshedAt(ctx.db);
   if (!at) {
-    await refreshLeaderboard(ctx.db);
+    await refreshLeaderboard(ctx.db, { onlyIfMissing: true });
   } else if (Date.now() - at.getTime() > REFRESH_AFTER_S * 1000) {
     await enqueue(ctx.db, REFRESH_QUEUE, {}, { singletonKey: 'leaderboard' });
   }
