@@ -134,6 +134,20 @@ describe('settlement through the webhook', () => {
     await expectClean();
   });
 
+  test('when a Checkout gift is disputed before any event links its PaymentIntent then the processor metadata finds the gift, which settles first', async () => {
+    const f = await createFundraiser(testDb(), ownerId);
+    const res = await request(t.app).post('/api/v1/donations').send({ fundraiser_id: f.id, amount_cents: 3_000, donor_email: 'd@example.test' });
+    expect(res.status).toBe(201);
+    const donationId = res.body.data.donation_id as string;
+    // The PaymentIntent Checkout made at payment time, carrying the session's metadata; no event named it yet.
+    const pi = await t.ctx.payments.createPaymentIntent({ amount_cents: 3_000, currency: 'usd', metadata: { kind: 'donation', donation_id: donationId }, idempotencyKey: `cs-pi-${donationId}` });
+    const g = { donation_id: donationId, payment_intent_id: pi.id, amount_cents: 3_000, tip_cents: 0, currency: 'USD' };
+    expect((await deliver(t, dispute(g, 'charge.dispute.created', 'needs_response'))).status).toBe(200);
+    expect(await row(donationId)).toEqual(expect.objectContaining({ status: 'paid', dispute_status: 'open', disputed_cents: 3000 }));
+    expect((await campaign(f.id)).raised_cents).toBe(0);
+    await expectClean();
+  });
+
   test('when Checkout completes paid, unpaid, async succeeds or expires then only paid sessions settle', async () => {
     const f = await createFundraiser(testDb(), ownerId);
     const session = (g: { donation_id: string }, type: string, payment_status: string, id: string) =>

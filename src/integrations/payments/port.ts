@@ -105,6 +105,12 @@ export interface PaymentProcessor {
   createCheckoutSession(input: CreateCheckoutInput): Promise<CheckoutSessionResult>;
   createSetupIntent(input: CreateSetupIntentInput): Promise<SetupIntentResult>;
   createSubscription(input: CreateSubscriptionInput): Promise<SubscriptionResult>;
+  /**
+   * A PaymentIntent's metadata (null when the processor does not know it): links a refund or
+   * dispute that arrives before any event naming the row (a Checkout gift's PaymentIntent id
+   * is learnt only from its success) back to the row.
+   */
+  paymentIntentMetadata(paymentIntentId: string): Promise<ProcessorMetadata | null>;
   /** The processor's fee on the charge behind a PaymentIntent, in cents (0 when unknown yet). */
   feeForPaymentIntent(paymentIntentId: string): Promise<number>;
   createConnectedAccount(input: { email?: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ConnectedAccount>;

@@ -120,6 +120,11 @@ export class SandboxProcessor implements PaymentProcessor {
     return sub;
   }
 
+  async paymentIntentMetadata(paymentIntentId: string): Promise<Record<string, string> | null> {
+    const pi = await getObject(this.db, paymentIntentId, 'payment_intent');
+    return pi ? ((pi.data.metadata as Record<string, string>) ?? {}) : null;
+  }
+
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {
     const pi = await getObject(this.db, paymentIntentId, 'payment_intent');
     return pi && pi.data.status === 'succeeded' ? sandboxFee(Number(pi.data.amount)) : 0;

@@ -133,6 +133,15 @@ export class StripeProcessor implements PaymentProcessor {
     };
   }
 
+  async paymentIntentMetadata(paymentIntentId: string): Promise<Record<string, string> | null> {
+    try {
+      return (await this.stripe.paymentIntents.retrieve(paymentIntentId)).metadata ?? {};
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return null;
+      throw err;
+    }
+  }
+
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {
     const pi = await this.stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge.balance_transaction'] });
     const charge = pi.latest_charge as Stripe.Charge | null;

@@ -37,18 +37,35 @@ async function locate(db: Q, event: ProcessorEvent, forUpdate: boolean): Promise
   return repo.findByProcessorIds(db, r, forUpdate);
 }
 
-/**
- * The processor fee of the payment, read before the transaction (a network call for Stripe),
- * only when the event may settle a gift that is still pending.
- */
-async function prefetchFee(ctx: AppContext, event: ProcessorEvent): Promise<{ fee: number }> {
-  const d = await locate(ctx.db, event, false);
-  const pi = refsOf(event).pi ?? d?.processor_payment_intent_id ?? null;
-  if (!d || d.status !== 'pending' || !pi) return { fee: 0 };
-  return { fee: await ctx.payments.feeForPaymentIntent(pi) };
+interface Prefetched {
+  fee: number;
+  /** The gift named by the PaymentIntent's metadata at the processor, when the event itself names none we know. */
+  donationId: string | null;
 }
 
-const feeOf = (prefetched: unknown) => Number((prefetched as { fee?: number } | undefined)?.fee ?? 0);
+/**
+ * Processor reads before the transaction (network calls for Stripe): the gift behind a
+ * PaymentIntent we have not linked yet (a dispute or refund of a Checkout gift arriving before
+ * its success), and the fee, only when the event may settle a gift that is still pending.
+ */
+async function prefetchPayment(ctx: AppContext, event: ProcessorEvent): Promise<Prefetched> {
+  const refs = refsOf(event);
+  let d = await locate(ctx.db, event, false);
+  let donationId: string | null = null;
+  if (!d && refs.pi) {
+    const meta = await ctx.payments.paymentIntentMetadata(refs.pi);
+    if (meta?.kind === 'donation' && UUID.test(meta.donation_id ?? '')) {
+      donationId = meta.donation_id;
+      d = await repo.findById(ctx.db, donationId);
+    }
+  }
+  const pi = refs.pi ?? d?.processor_payment_intent_id ?? null;
+  const fee = d && d.status === 'pending' && pi ? await ctx.payments.feeForPaymentIntent(pi) : 0;
+  return { fee, donationId };
+}
+
+const feeOf = (prefetched: unknown) => Number((prefetched as Prefetched | undefined)?.fee ?? 0);
+const prefetchedGift = (prefetched: unknown) => (prefetched as Prefetched | undefined)?.donationId ?? null;
 
 /**
  * A handler that runs on the locked gift; objects that name no gift are ignored. The campaign
@@ -57,14 +74,15 @@ const feeOf = (prefetched: unknown) => Number((prefetched as { fee?: number } | 
  */
 function onDonation(run: (ctx: AppContext, trx: Knex.Transaction, d: DonationRow, o: Obj, event: ProcessorEvent, fee: number) => Promise<Outcome>, settles = true): WebhookHandler {
   const h: WebhookHandler = async (ctx, event, trx, prefetched) => {
-    const found = await locate(trx, event, false);
+    const linked = prefetchedGift(prefetched);
+    const found = (await locate(trx, event, false)) ?? (linked ? await repo.findById(trx, linked) : undefined);
     if (!found) return 'ignored';
     await repo.lockCampaign(trx, found.fundraiser_id);
     const d = await repo.findById(trx, found.id, true);
     if (!d) return 'ignored';
     return run(ctx, trx, d, event.data.object as Obj, event, feeOf(prefetched));
   };
-  if (settles) h.prefetch = prefetchFee;
+  if (settles) h.prefetch = prefetchPayment;
   return h;
 }
 
