@@ -106,9 +106,9 @@ const ROW = `e.rank, e.kind, e.user_id, e.anonymous_key, e.raised_cents, e.given
             u.name, u.avatar, u.profile_slug`;
 
 /**
- * One page in rank order. Without `q` it walks the primary key (period, audience, rank) and the
- * total is the last rank (rows hidden since the rebuild are gaps in it until the next one); a
- * window count here would visit every ranked row. With `q` (which only names match: alias rows
+ * One page in rank order. Without `q` it is a range of the primary key (period, audience, rank):
+ * `offset` skips that many places of the ranking and the total is the last rank (a row hidden since
+ * the rebuild is a gap until the next one); OFFSET or a window count would visit every row before. With `q` (which only names match: alias rows
  * have none) it starts from the matching accounts and keeps their ranks (no renumbering).
  */
 export async function page(db: Db, f: { period: Period; audience: Audience; q: string | null; limit: number; offset: number }) {
@@ -116,9 +116,10 @@ export async function page(db: Db, f: { period: Period; audience: Audience; q: s
     const [rows, [last]] = await Promise.all([
       queryRows<EntryRow>(
         db,
+        // offset counts places in the ranking as ranked (ranks 1..n without gaps), so it is a range on the key.
         `select ${ROW} from leaderboard_entries e left join users u on u.id = e.user_id
-          where e.period = ? and e.audience = ? and ${VISIBLE} order by e.rank limit ? offset ?`,
-        [f.period, f.audience, f.limit, f.offset],
+          where e.period = ? and e.audience = ? and e.rank > ? and ${VISIBLE} order by e.rank limit ?`,
+        [f.period, f.audience, f.offset, f.limit],
       ),
       queryRows<{ n: number | null }>(db, 'select max(rank) as n from leaderboard_entries where period = ? and audience = ?', [f.period, f.audience]),
     ]);

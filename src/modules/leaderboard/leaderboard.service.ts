@@ -33,6 +33,8 @@ export async function refreshLeaderboard(db: Db, opts: { onlyIfMissing?: boolean
     for (const [i, p] of repo.PERIODS.entries()) await repo.rebuildPeriod(trx, p, driven[i]!);
     await repo.markRefreshed(trx);
   });
+  // Fresh statistics after every rebuild: planned on stale ones, a `q` read walks the whole ranking.
+  await db.raw('analyze leaderboard_entries');
 }
 
 let checkedAt = 0;
