@@ -30,6 +30,8 @@ export interface EventMap {
   };
   /** A campaign's paid total reached its goal for the first time. */
   'fundraiser.goal_reached': { fundraiser_id: string; holder_user_id: string };
+  /** A campaign went live (active): on create or publish past the gate, or approved by staff. */
+  'fundraiser.published': { fundraiser_id: string; owner_user_id: string; org_id: string | null };
   /** A platform tip settled (first payment, or a monthly renewal). */
   'tip.paid': { tip_id: string; amount_cents: number; cadence: 'one_time' | 'recurring'; email: string | null; user_id: string | null };
   /** A signed-in user endorsed a campaign (first time, or again after withdrawing). */
@@ -42,6 +44,10 @@ export interface EventMap {
   'follow.created': { follow_id: string; follower_id: string; following_type: 'user' | 'organization'; following_id: string };
   /** A user blocked another: the blocked user's follows of the blocker end. */
   'user.blocked': { blocker_id: string; blocked_id: string };
+  /** A paid join request saved its card and now waits for a community leader's decision. */
+  'community.join_requested': { join_id: string; community_id: string; requester_user_id: string };
+  /** A leader decided a join request (approved: the subscription was created on the saved card). */
+  'community.join_decided': { join_id: string; community_id: string; requester_user_id: string; decision: 'approved' | 'declined' };
 }
 
 export type EventType = keyof EventMap;

@@ -28,13 +28,13 @@ export const leadsCommunity: SignedInPolicy<{ id: string }> = {
   },
 };
 
-/** The community fund is its owner's alone. Unknown community 404; anyone else 403. */
+/** The community fund and the choice of leaders are its owner's alone. Unknown community 404; anyone else 403. */
 export const ownsCommunity: SignedInPolicy<{ id: string }> = {
   describe: "the caller owns the community (403 for others, 404 when it doesn't exist)",
   async check({ req, ctx, actor, params }) {
     const c = await load(ctx.db, params.id);
     if (c.owner_user_id !== actor.userId) {
-      throw new ApiError(403, 'Forbidden', "Only the community's owner can use its fund", { code: 'COMMUNITY_OWNER_ONLY' });
+      throw new ApiError(403, 'Forbidden', "Only the community's owner can do this", { code: 'COMMUNITY_OWNER_ONLY' });
     }
     loaded.set(req, c);
   },

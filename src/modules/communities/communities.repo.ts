@@ -95,8 +95,26 @@ export async function upsertMember(db: Q, row: { community_id: string; user_id: 
     .merge({ status: 'active', join_id: row.join_id, updated_at: db.fn.now() });
 }
 
+/** A lapsed leader is a lapsed member: the role goes with the membership (paying again makes a plain member). */
 export async function endMembership(db: Q, communityId: string, userId: string, joinId: string): Promise<void> {
-  await db('community_members').where({ community_id: communityId, user_id: userId, join_id: joinId, role: 'member' }).update({ status: 'canceled', updated_at: db.fn.now() });
+  await db('community_members')
+    .where({ community_id: communityId, user_id: userId, join_id: joinId })
+    .whereIn('role', ['member', 'leader'])
+    .update({ status: 'canceled', role: 'member', updated_at: db.fn.now() });
+}
+
+export async function lockMember(db: Q, communityId: string, userId: string): Promise<{ user_id: string; role: MemberRole; status: 'active' | 'canceled' } | undefined> {
+  return db('community_members').where({ community_id: communityId, user_id: userId }).forUpdate().first('user_id', 'role', 'status');
+}
+
+export async function setMemberRole(db: Q, communityId: string, userId: string, role: 'leader' | 'member'): Promise<void> {
+  await db('community_members').where({ community_id: communityId, user_id: userId }).whereNot('role', 'owner').update({ role, updated_at: db.fn.now() });
+}
+
+/** Who decides on join requests: the owner and the active leaders. */
+export async function leaderIds(db: Q, communityId: string): Promise<string[]> {
+  const rows = await db('community_members').where({ community_id: communityId, status: 'active' }).whereIn('role', ['owner', 'leader']).select('user_id');
+  return rows.map((r: { user_id: string }) => r.user_id);
 }
 
 // ---- join requests ----
@@ -204,4 +222,9 @@ export async function insertWithdrawal(
 export async function userLocale(db: Q, userId: string): Promise<string | null> {
   const row = await db('users').where({ id: userId }).first('locale');
   return row?.locale ?? null;
+}
+
+export async function userName(db: Q, userId: string): Promise<string | null> {
+  const row = await db('users').where({ id: userId }).first('name');
+  return row?.name ?? null;
 }

@@ -1,5 +1,6 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { CODE_MAX_ATTEMPTS, CODES_PER_HOUR, requestCode, withdraw } from './communities.fund';
+import { setLeader } from './communities.leaders';
 import { leadsCommunity, ownsCommunity, policyCommunity } from './communities.policy';
 import {
   codeAnswer,
@@ -11,6 +12,8 @@ import {
   joinRequestEnvelope,
   joinRequestsAnswer,
   joinRequestsQuery,
+  leaderParams,
+  memberEnvelope,
   requestParams,
   withdrawalAnswer,
   withdrawalBody,
@@ -94,6 +97,31 @@ export default defineRoutes(
       response: joinRequestEnvelope,
       errors: [409],
       handler: ({ ctx, req, actor, params }) => decline(ctx, policyCommunity(req), actor, params.requestId),
+    }),
+    route({
+      method: 'put',
+      path: '/:id/leaders/:userId',
+      summary: 'Appoint a leader (owner)',
+      description:
+        'Makes an active member a leader: leaders decide on join requests and hear of new ones. Idempotent. A user who is not an active member is 404 `MEMBER_NOT_FOUND`; the owner is 409 `OWNER_ROLE_FIXED`. A leader whose membership lapses loses the role.',
+      auth: 'required',
+      policy: ownsCommunity,
+      params: leaderParams,
+      response: memberEnvelope,
+      errors: [409],
+      handler: ({ ctx, req, params }) => setLeader(ctx, policyCommunity(req), params.userId, true),
+    }),
+    route({
+      method: 'delete',
+      path: '/:id/leaders/:userId',
+      summary: 'Remove a leader (owner)',
+      description: 'The leader stays a member. Idempotent (a plain member answers the same). A user with no membership is 404 `MEMBER_NOT_FOUND`; the owner is 409 `OWNER_ROLE_FIXED`.',
+      auth: 'required',
+      policy: ownsCommunity,
+      params: leaderParams,
+      response: memberEnvelope,
+      errors: [409],
+      handler: ({ ctx, req, params }) => setLeader(ctx, policyCommunity(req), params.userId, false),
     }),
     route({
       method: 'post',

@@ -19,6 +19,16 @@ export const idOrSlug = z
 
 export const communityParams = z.object({ id: idOrSlug });
 export const requestParams = z.object({ id: idOrSlug, requestId: uuid });
+export const leaderParams = z.object({ id: idOrSlug, userId: uuid });
+
+export const memberEnvelope = z.object({
+  data: z.object({
+    community_id: z.string(),
+    user_id: z.string(),
+    role: z.enum(['leader', 'member']),
+    status: z.enum(['active', 'canceled']),
+  }),
+});
 
 export const createCommunityBody = z.object({
   name: z.string().trim().min(1).max(100),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context';
+import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
@@ -193,7 +194,11 @@ export async function approve(ctx: AppContext, c: CommunityRow, leader: Actor, r
       metadata: metadataOf(join),
       idempotencyKey: `community-join:${join.id}:subscription`,
     });
-    await repo.updateJoin(ctx.db, join.id, { processor_subscription_id: sub.id });
+    await ctx.db.transaction(async (trx) => {
+      await repo.updateJoin(trx, join.id, { processor_subscription_id: sub.id });
+      // Told only now: a failed processor call puts the request back to pending.
+      await emit(trx, 'community.join_decided', { join_id: join.id, community_id: c.id, requester_user_id: join.user_id, decision: 'approved' });
+    });
   } catch (err) {
     ctx.log.error({ err: (err as Error).message, joinId: join.id }, 'subscription for an approved community join failed');
     await repo.updateJoin(ctx.db, join.id, { status: 'pending_approval', decided_by: null, decided_at: null });
@@ -211,6 +216,7 @@ export async function decline(ctx: AppContext, c: CommunityRow, leader: Actor, r
       throw new ApiError(409, 'Conflict', `This request is ${j.status}`, { code: 'JOIN_NOT_PENDING', status: j.status });
     }
     await repo.updateJoin(trx, j.id, { status: 'declined', decided_by: leader.userId, decided_at: trx.fn.now() as unknown as Date });
+    await emit(trx, 'community.join_decided', { join_id: j.id, community_id: c.id, requester_user_id: j.user_id, decision: 'declined' });
   });
   return requestView(ctx, requestId);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import { emit } from '../../events';
 import type { ProcessorEvent } from '../../integrations/payments';
 import { accounts, post } from '../ledger';
 import type { WebhookHandler, WebhookHandlerMap, WebhookOutcome } from '../webhooks';
@@ -38,6 +39,7 @@ const setupSucceeded: WebhookHandler = async (_ctx, event, trx): Promise<Webhook
     processor_customer_id: join.processor_customer_id ?? str(si.customer),
     processor_setup_intent_id: join.processor_setup_intent_id ?? str(si.id),
   });
+  await emit(trx, 'community.join_requested', { join_id: join.id, community_id: join.community_id, requester_user_id: join.user_id });
   return 'applied';
 };
 

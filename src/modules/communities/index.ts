@@ -1,3 +1,4 @@
 /** Paid communities: joins with or without a leader's approval, the community fund and its withdrawals. */
 export { communityWebhooks } from './communities.webhooks';
 export { communityLedgerCheck } from './communities.check';
+export { communitySubscribers } from './communities.events';
