@@ -77,6 +77,13 @@ const schema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_REGION: z.string().regex(/^[a-z0-9-]{2,32}$/, 'must be a region name such as us-east-1').default('us-east-1'),
   MEDIA_PUBLIC_URL: url.optional(),
+  // OpenAI-compatible image generation for AI covers (POST {url}/images/generations); unset = 503.
+  IMAGE_GEN_URL: url.optional(),
+  IMAGE_GEN_API_KEY: z.string().min(1).optional(),
+  // GIF reads through Tenor or GIPHY; GIF_API_URL overrides the provider's base URL; unset provider = empty lists.
+  GIF_PROVIDER: z.enum(['tenor', 'giphy']).optional(),
+  GIF_API_KEY: z.string().min(1).optional(),
+  GIF_API_URL: url.optional(),
   // Key prefix of the rate-limit buckets in Redis: lets several deployments (or test runs) share one Redis.
   RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });

@@ -20,6 +20,8 @@ interface LimiterSpec {
   limit: (config: Config) => number;
   key: KeyKind;
   message: string;
+  /** Count only requests that succeed (a quota of things made, e.g. generated images); failures and 429s are given back. */
+  successesOnly?: boolean;
 }
 
 const fixed = (n: number) => () => n;
@@ -68,12 +70,14 @@ export const LIMITERS = {
     limit: fixed(10),
     key: 'user',
     message: 'You have generated several images in a short time. Please try again later.',
+    successesOnly: true,
   },
   aiImageDaily: {
     windowMs: DAY,
     limit: fixed(30),
     key: 'user',
     message: "You have reached today's limit for AI image generation. Please try again tomorrow.",
+    successesOnly: true,
   },
   gifs: { windowMs: MINUTE, limit: fixed(60), key: 'user', message: 'Too many GIF requests. Please wait a minute and try again.' },
   payoutRefresh: { windowMs: MINUTE, limit: fixed(1), key: 'account', message: GENERIC },
@@ -219,6 +223,7 @@ function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Re
     store: storeFor(name, redis, config.RATE_LIMIT_PREFIX),
     keyGenerator,
     skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
+    skipFailedRequests: spec.successesOnly ?? false,
     // A store outage must not take the API down; requests pass while Redis is unreachable.
     passOnStoreError: true,
     validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
