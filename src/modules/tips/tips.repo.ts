@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 
 type Q = Db | Knex.Transaction;
 
-export type TipStatus = 'pending' | 'paid' | 'failed' | 'canceled';
+export type TipStatus = 'pending' | 'paid' | 'failed' | 'canceled' | 'refunded';
 export type TipCadence = 'one_time' | 'recurring';
 
 export interface TipRow {
@@ -110,6 +110,24 @@ export async function paymentRecorded(db: Q, ref: { invoice?: string | null; ses
   return !!(await q.first('id'));
 }
 
+export interface TipPaymentRow {
+  id: string;
+  tip_id: string;
+  amount_cents: number;
+  refunded_cents: number;
+  currency: string;
+}
+
+/** The payment behind a charge's PaymentIntent, locked; undefined when it is not a tip's. */
+export async function lockPaymentByIntent(trx: Knex.Transaction, paymentIntentId: string): Promise<TipPaymentRow | undefined> {
+  const r = await trx('tip_payments').where({ processor_payment_intent_id: paymentIntentId }).forUpdate().first('id', 'tip_id', 'amount_cents', 'refunded_cents', 'currency');
+  return r ? { ...r, amount_cents: Number(r.amount_cents), refunded_cents: Number(r.refunded_cents) } : undefined;
+}
+
+export async function setPaymentRefunded(trx: Knex.Transaction, id: string, refundedCents: number): Promise<void> {
+  await trx('tip_payments').where({ id }).update({ refunded_cents: refundedCents, refunded_at: trx.fn.now() });
+}
+
 export async function insertPayment(db: Q, p: NewTipPayment): Promise<void> {
   await db('tip_payments').insert(p);
 }
@@ -117,7 +135,7 @@ export async function insertPayment(db: Q, p: NewTipPayment): Promise<void> {
 /** Per tip: what its payments sum to, and what revenue:tips holds for it in the ledger. */
 export async function tipRevenueFigures(db: Q, tipsAccount: string): Promise<Array<{ tip_id: string; paid: number; ledger: number }>> {
   const { rows } = await db.raw(
-    `with p as (select tip_id, sum(amount_cents) as paid from tip_payments group by tip_id),
+    `with p as (select tip_id, sum(amount_cents - refunded_cents) as paid from tip_payments group by tip_id),
           l as (select tip_id, -sum(amount_cents) as ledger from ledger_entries
                  where account = ? and tip_id is not null and fundraiser_id is null and donation_id is null group by tip_id)
      select coalesce(p.tip_id, l.tip_id) as tip_id, coalesce(p.paid, 0) as paid, coalesce(l.ledger, 0) as ledger
@@ -131,7 +149,7 @@ export async function tipRevenueFigures(db: Q, tipsAccount: string): Promise<Arr
 /** All platform tip payments, and the tips revenue the ledger holds outside campaigns. */
 export async function tipRevenueTotals(db: Q, tipsAccount: string): Promise<{ paid: number; ledger: number }> {
   const { rows } = await db.raw(
-    `select (select coalesce(sum(amount_cents), 0) from tip_payments) as paid,
+    `select (select coalesce(sum(amount_cents - refunded_cents), 0) from tip_payments) as paid,
             (select -coalesce(sum(amount_cents), 0) from ledger_entries
               where account = ? and fundraiser_id is null and donation_id is null) as ledger`,
     [tipsAccount],

@@ -16,7 +16,7 @@ export const tipReceipt = z.object({
     amount_cents: z.number().int(),
     currency: z.literal('USD'),
     cadence: z.enum(['one_time', 'recurring']),
-    status: z.enum(['pending', 'paid', 'failed', 'canceled']),
+    status: z.enum(['pending', 'paid', 'failed', 'canceled', 'refunded']),
     created_at: z.string(),
     paid_at: z.string().nullable(),
     tipper_name: z.string().nullable(),

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import type { ProcessorEvent } from '../../integrations/payments';
 import type { WebhookHandler, WebhookHandlerMap } from '../webhooks';
 import * as repo from './tips.repo';
+import { tipRefunded } from './tips.refunds';
 import { settleTipPayment, type Outcome } from './tips.settle';
 
 type Obj = Record<string, any>;
@@ -172,4 +173,5 @@ export const tipWebhooks: WebhookHandlerMap = {
   'invoice.payment_failed': invoiceFailed,
   'customer.subscription.updated': subscriptionChanged(false),
   'customer.subscription.deleted': subscriptionChanged(true),
+  'charge.refunded': tipRefunded,
 };
