@@ -6,6 +6,9 @@ import { authHeaders, createUser, impersonationCookies } from '../helpers/auth';
 import { deliver, stripeEvent } from '../helpers/stripe';
 import { checkLedger } from '../../src/modules/integrity';
 import { sandboxFee } from '../../src/integrations/payments';
+import { withdrawalsFor } from '../../src/modules/payouts';
+import { createGift } from '../helpers/donations';
+import { createFundraiser } from '../helpers/fundraisers';
 
 /**
  * The community fund: members' payments (through the sandbox and its signed webhooks) fill it,
@@ -190,5 +193,37 @@ describe('withdrawals', () => {
     const other = await createUser(db());
     expect((await request(t.app).post(withdrawUrl(c)).set(await authHeaders(t, other)).send({ amount_cents: 100, code: '123456' })).status).toBe(403);
     expect(await db()('community_withdrawals').where({ community_id: c.id })).toHaveLength(0);
+  });
+});
+
+describe('community money in payouts', () => {
+  test("when the owner's account pays out campaign and community money, then only the campaign's part is its withdrawal and earnings count only it", async () => {
+    const { owner, h, c, accountId } = await fundedCommunity();
+    const f = await createFundraiser(db(), owner.id);
+    await createGift(db(), { fundraiserId: f.id, amount: 6_000, fee: 0 });
+    await t.runJobs();
+    expect(await db()('transfers').where({ fundraiser_id: f.id }).sum({ s: 'amount_cents' })).toEqual([{ s: 6000 }]);
+    const code = await askCode(c, h, owner.email);
+    expect((await request(t.app).post(withdrawUrl(c)).set(h).send({ amount_cents: 2_000, code })).status).toBe(201);
+    expect(await db()('connected_credits').where({ processor_account_id: accountId })).toEqual([expect.objectContaining({ bucket: `community:${c.id}`, amount_cents: 2000 })]);
+
+    // The processor pays out the whole connected balance: 6,000 campaign + 2,000 community.
+    const payout = { id: 'po_test_mixed_1', object: 'payout', amount: 8_000, currency: 'usd', status: 'paid', arrival_date: Math.floor(Date.UTC(2026, 10, 25) / 1000) };
+    expect((await deliver(t, stripeEvent('payout.paid', payout, { account: accountId! }))).status).toBe(200);
+    expect((await withdrawalsFor(db(), f.id)).map((w) => w.amount_cents)).toEqual([6_000]);
+    const p = await db()('payouts').where({ processor_payout_id: payout.id }).first();
+    expect(await db()('payout_bucket_parts').where({ payout_id: p.id })).toEqual([expect.objectContaining({ bucket: `community:${c.id}`, amount_cents: 2000, status: 'paid' })]);
+    const e = await request(t.app).get(api('/payouts/earnings')).set(h);
+    expect(e.body.data).toMatchObject({ total_cents: 6_000, withdrawn_cents: 6_000, available_cents: 0, pending_cents: 0 });
+    const feed = await request(t.app).get(api(`/projects/${f.id}/updates`));
+    expect(feed.body.filter((i: { type: string }) => i.type === 'withdrawal').map((i: { amount_cents: number }) => i.amount_cents)).toEqual([6_000]);
+
+    // A later payout of community money alone is never a campaign withdrawal.
+    const code2 = await askCode(c, h, owner.email);
+    expect((await request(t.app).post(withdrawUrl(c)).set(h).send({ amount_cents: 500, code: code2 })).status).toBe(201);
+    expect((await deliver(t, stripeEvent('payout.paid', { ...payout, id: 'po_test_mixed_2', amount: 500 }, { account: accountId! }))).status).toBe(200);
+    expect((await withdrawalsFor(db(), f.id)).map((w) => w.amount_cents)).toEqual([6_000]);
+    expect((await request(t.app).get(api('/payouts/earnings')).set(h)).body.data.withdrawn_cents).toBe(6_000);
+    expect((await checkLedger(db())).filter((l) => /communit|groups balance|connected|payout/.test(l))).toEqual([]);
   });
 });

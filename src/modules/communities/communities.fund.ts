@@ -84,6 +84,7 @@ export async function withdraw(ctx: AppContext, c: CommunityRow, actor: Actor, i
       amount_cents: input.amount_cents,
       currency: c.currency,
       liability: fundAccount(c.id),
+      bucket: `community:${c.id}`,
       kind: 'community_withdrawal',
       metadata: { kind: 'community_withdrawal', community_id: c.id, code_id: row.id },
       idempotencyKey: `community-withdrawal:${row.id}`,

@@ -52,13 +52,19 @@ export async function campaignMoney(db: Db, fundraiserIds: string[], currency: s
   }));
 }
 
-/** A connected account's figures from the ledger: transferred in, net paid out, and what sits there. */
+/**
+ * A connected account's campaign figures: transferred from the campaigns and not yet paid out
+ * (available), and the campaigns' share of paid payouts (withdrawn, net of failed ones). Money
+ * the account got from elsewhere (a community fund) and its share of payouts are left out.
+ */
 export async function connectedMoney(db: Db, accountId: string, currency: string): Promise<{ available: number; withdrawn: number }> {
-  const row = await db('ledger_entries')
-    .where({ account: accounts.connectedPayable(accountId), currency: currency.toLowerCase() })
-    .first(
-      db.raw('coalesce(-sum(amount_cents), 0)::bigint as available'),
-      db.raw(`coalesce(sum(amount_cents) filter (where kind in ('payout', 'payout_reversal')), 0)::bigint as withdrawn`),
-    );
-  return { available: Number(row?.available ?? 0), withdrawn: Number(row?.withdrawn ?? 0) };
+  const { rows } = await db.raw(
+    `select coalesce((select sum(amount_cents) from transfers where processor_account_id = ? and currency = ?), 0)::bigint as transferred,
+            coalesce((select sum(w.amount_cents) from withdrawals w join payouts p on p.id = w.payout_id
+                       where p.processor_account_id = ? and w.currency = ? and w.status = 'paid'), 0)::bigint as withdrawn`,
+    [accountId, currency.toLowerCase(), accountId, currency.toLowerCase()],
+  );
+  const transferred = Number(rows[0]?.transferred ?? 0);
+  const withdrawn = Number(rows[0]?.withdrawn ?? 0);
+  return { available: Math.max(0, transferred - withdrawn), withdrawn };
 }

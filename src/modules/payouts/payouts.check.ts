@@ -33,18 +33,31 @@ const connectedAccounts: Check = async (db) => {
   return out;
 };
 
-/** A paid payout's withdrawals split it exactly. */
+/** A paid payout's campaign withdrawals and other buckets' parts split it exactly. */
 const payoutSplits: Check = async (db) => {
   const { rows } = await db.raw(
-    `select p.id, p.amount_cents, sum(w.amount_cents)::bigint as split
-       from payouts p join withdrawals w on w.payout_id = p.id
+    `with parts as (select payout_id, amount_cents from withdrawals union all select payout_id, amount_cents from payout_bucket_parts)
+     select p.id, p.amount_cents, sum(w.amount_cents)::bigint as split
+       from payouts p join parts w on w.payout_id = p.id
       where p.paid_group_id is not null
       group by p.id, p.amount_cents having sum(w.amount_cents) <> p.amount_cents`,
   );
   return rows.map((r: any) => `payout ${r.id}: amount ${r.amount_cents}, withdrawals sum to ${r.split}`);
 };
 
+/** What the ledger moved into each connected account outside campaign transfers equals its connected_credits rows. */
+const connectedCredits: Check = async (db) => {
+  const { rows } = await db.raw(
+    `with l as (select processor_account_id as id, -sum(amount_cents) as s from ledger_entries
+                 where account like 'liability:connected:%' and kind not in ('transfer', 'payout', 'payout_reversal') group by 1),
+          c as (select processor_account_id as id, sum(amount_cents) as s from connected_credits group by 1)
+     select coalesce(l.id, c.id) as id, coalesce(l.s, 0)::bigint as l_s, coalesce(c.s, 0)::bigint as c_s
+       from l full join c on c.id = l.id where coalesce(l.s, 0) <> coalesce(c.s, 0)`,
+  );
+  return rows.map((r: any) => `account ${r.id}: ledger credited ${r.l_s} outside campaign transfers, connected_credits rows ${r.c_s}`);
+};
+
 /** The payouts module's checks in one (the ledger's check list reaches it through an arrow, import cycles aside). */
 export async function payoutLedgerCheck(db: Db): Promise<string[]> {
-  return [...(await connectedAccounts(db)), ...(await payoutSplits(db))];
+  return [...(await connectedAccounts(db)), ...(await payoutSplits(db)), ...(await connectedCredits(db))];
 }

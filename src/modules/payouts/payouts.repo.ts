@@ -144,6 +144,40 @@ export async function unwithdrawnByCampaign(db: Q, accountId: string): Promise<A
   return rows.map((r: any) => ({ fundraiser_id: r.fundraiser_id, cents: Number(r.cents) }));
 }
 
+/** Money moved to the account outside campaign transfers (a community fund withdrawal), under its bucket. */
+export async function insertCredit(
+  db: Q,
+  row: { processor_transfer_id: string; processor_account_id: string; bucket: string; amount_cents: number; currency: string; ledger_group_id: string },
+): Promise<void> {
+  await db('connected_credits').insert(row);
+}
+
+/** Per bucket: credited to the account and not yet paid out by a paid payout. */
+export async function unpaidByBucket(db: Q, accountId: string): Promise<Array<{ bucket: string; cents: number }>> {
+  const { rows } = await db.raw(
+    `with c as (select bucket, sum(amount_cents) as s from connected_credits where processor_account_id = ? group by bucket),
+          w as (select b.bucket, sum(b.amount_cents) as s from payout_bucket_parts b join payouts p on p.id = b.payout_id
+                 where p.processor_account_id = ? and b.status = 'paid' group by b.bucket)
+     select c.bucket, (c.s - coalesce(w.s, 0))::bigint as cents from c left join w using (bucket)
+      order by c.bucket`,
+    [accountId, accountId],
+  );
+  return rows.map((r: any) => ({ bucket: r.bucket, cents: Number(r.cents) }));
+}
+
+export async function insertBucketParts(
+  db: Q,
+  rows: Array<{ payout_id: string; bucket: string; amount_cents: number; currency: string; status: PayoutStatus; arrival_date: string | null }>,
+): Promise<void> {
+  if (rows.length) await db('payout_bucket_parts').insert(rows).onConflict(['payout_id', 'bucket']).ignore();
+}
+
+/** The campaigns' share of a payout (what its transfers may be linked against). */
+export async function campaignShareOf(db: Q, payoutId: string): Promise<number> {
+  const r = await db('withdrawals').where({ payout_id: payoutId }).first(db.raw('coalesce(sum(amount_cents), 0)::bigint as s'));
+  return Number(r?.s ?? 0);
+}
+
 /**
  * Links the account's unlinked transfers (so the gifts behind them), oldest first, to a paid
  * payout while they fit in what of its amount is not linked yet. Answers how many it linked.
@@ -193,12 +227,15 @@ export async function insertWithdrawals(
   return out.length;
 }
 
+/** Whether the payout was split already (campaign withdrawals or other buckets' parts). */
 export async function hasWithdrawals(db: Q, payoutId: string): Promise<boolean> {
-  return !!(await db('withdrawals').where({ payout_id: payoutId }).first('id'));
+  return !!(await db('withdrawals').where({ payout_id: payoutId }).first('id')) || !!(await db('payout_bucket_parts').where({ payout_id: payoutId }).first('id'));
 }
 
 export async function setWithdrawalsStatus(db: Q, payoutId: string, status: PayoutStatus, arrivalDate?: string | null): Promise<void> {
-  await db('withdrawals').where({ payout_id: payoutId }).update({ status, ...(arrivalDate !== undefined ? { arrival_date: arrivalDate } : {}) });
+  const patch = { status, ...(arrivalDate !== undefined ? { arrival_date: arrivalDate } : {}) };
+  await db('withdrawals').where({ payout_id: payoutId }).update(patch);
+  await db('payout_bucket_parts').where({ payout_id: payoutId }).update(patch);
 }
 
 export async function payoutsOf(db: Q, accountIds: string[], limit: number, offset: number) {

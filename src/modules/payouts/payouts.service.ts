@@ -39,17 +39,23 @@ async function postPayoutGroup(trx: Knex.Transaction, account: AccountRow, p: Pa
   );
 }
 
+type SplitKey = { fundraiser_id: string } | { bucket: string };
+
 /**
- * The payout's split across the holder's campaigns, in proportion to what each had transferred
- * to the account and not yet withdrawn; the parts sum exactly to the payout.
+ * The payout's split across the holder's campaigns and the account's other buckets (community
+ * funds withdrawn to it), in proportion to what each had moved to the account and not yet paid
+ * out; the parts sum exactly to the payout. Only campaign parts are withdrawals (the campaign
+ * feed and earnings); a bucket's part is recorded apart.
  */
-async function writeWithdrawals(trx: Knex.Transaction, account: AccountRow, p: PayoutRow): Promise<number> {
-  const parts = (await repo.unwithdrawnByCampaign(trx, account.id)).map((c) => ({ key: c.fundraiser_id, weight: c.cents }));
+async function writeWithdrawals(trx: Knex.Transaction, account: AccountRow, p: PayoutRow): Promise<void> {
+  const parts: Array<{ key: SplitKey; weight: number }> = [
+    ...(await repo.unwithdrawnByCampaign(trx, account.id)).map((c) => ({ key: { fundraiser_id: c.fundraiser_id }, weight: c.cents })),
+    ...(await repo.unpaidByBucket(trx, account.id)).map((b) => ({ key: { bucket: b.bucket }, weight: b.cents })),
+  ];
   const split = splitProportionally(p.amount_cents, parts).filter((s) => s.cents > 0);
-  return repo.insertWithdrawals(
-    trx,
-    split.map((s) => ({ payout_id: p.id, fundraiser_id: s.key, amount_cents: s.cents, currency: p.currency, status: 'paid', arrival_date: p.arrival_date })),
-  );
+  const common = { payout_id: p.id, currency: p.currency, status: 'paid' as const, arrival_date: p.arrival_date };
+  await repo.insertWithdrawals(trx, split.flatMap((s) => ('fundraiser_id' in s.key ? [{ ...common, fundraiser_id: s.key.fundraiser_id, amount_cents: s.cents }] : [])));
+  await repo.insertBucketParts(trx, split.flatMap((s) => ('bucket' in s.key ? [{ ...common, bucket: s.key.bucket, amount_cents: s.cents }] : [])));
 }
 
 /**
@@ -99,7 +105,8 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
     }
     if (!(await repo.hasWithdrawals(trx, p.id))) await writeWithdrawals(trx, account, p);
     else await repo.setWithdrawalsStatus(trx, p.id, 'paid', p.arrival_date);
-    out.donations += await repo.linkTransfers(trx, account.id, p.id, p.amount_cents);
+    // Campaign transfers are linked against the campaigns' share only, not the community money.
+    out.donations += await repo.linkTransfers(trx, account.id, p.id, await repo.campaignShareOf(trx, p.id));
   } else if (status === 'failed') {
     if (p.paid_group_id && !p.reversal_group_id) {
       const group = await postPayoutGroup(trx, account, p, -1, sourceEventId);

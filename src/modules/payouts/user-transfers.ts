@@ -16,12 +16,13 @@ export interface UserTransfer {
  * `idempotencyKey`, and one balanced group (the liability and the platform balance down, the
  * connected asset and its payable up), in the caller's transaction, which then holds the
  * account row's lock. Answers null, having done nothing, when the user has no active account.
- * The caller has checked that the liability covers the amount.
+ * The caller has checked that the liability covers the amount. `bucket` names the money
+ * (`community:<id>`): payouts of the account split it apart from campaign transfers.
  */
 export async function transferToUser(
   ctx: AppContext,
   trx: Knex.Transaction,
-  input: { user_id: string; amount_cents: number; currency: string; liability: string; kind: LedgerKind; metadata: Record<string, string>; idempotencyKey: string },
+  input: { user_id: string; amount_cents: number; currency: string; liability: string; bucket: string; kind: LedgerKind; metadata: Record<string, string>; idempotencyKey: string },
 ): Promise<UserTransfer | null> {
   const [row] = await repo.accountsOf(trx, 'user', input.user_id);
   const account = row ? await repo.accountById(trx, row.id, { lock: true }) : undefined;
@@ -45,5 +46,7 @@ export async function transferToUser(
     ],
     { sourceEventId: `transfer:${tr.id}` },
   );
+  // Recorded under its bucket so later payouts of the account keep it out of campaign withdrawals.
+  await repo.insertCredit(trx, { processor_transfer_id: tr.id, processor_account_id: account.id, bucket: input.bucket, amount_cents: input.amount_cents, currency, ledger_group_id: group });
   return { processor_account_id: account.id, processor_transfer_id: tr.id, ledger_group_id: group };
 }
