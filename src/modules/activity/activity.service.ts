@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context';
 import { sha256Hex } from '../../infra/hash';
+import { recentAchievements } from '../achievements';
 import type { Lang } from '../fundraisers';
 import * as repo from './activity.repo';
 import type { ActivityItem } from './activity.schemas';
@@ -14,18 +15,19 @@ const iso = (d: Date) => new Date(d).toISOString();
 /**
  * The public homepage feed: the newest `limit` events across gifts, referral clicks, visits
  * through shared links, people viewing a campaign now and campaigns entering review (named
- * never). Each source yields at most `limit` rows, so the merged top `limit` is exact.
- * Achievement items join once achievements exist (no module earns them yet).
+ * never) and achievements earned (from the achievements module: only those the public may see).
+ * Each source yields at most `limit` rows, so the merged top `limit` is exact.
  */
 export async function homeActivity(ctx: AppContext, lang: Lang, limit: number): Promise<ActivityItem[]> {
   return ctx.cache.wrap(`activity:home:${lang}:${limit}`, HOME_ACTIVITY_TTL_SECONDS, async () => {
     const db = ctx.db;
-    const [gifts, clicks, views, viewing, submitted] = await Promise.all([
+    const [gifts, clicks, views, viewing, submitted, achievements] = await Promise.all([
       repo.recentGifts(db, lang, limit),
       repo.recentClicks(db, lang, limit),
       repo.recentReferralViews(db, lang, limit),
       repo.viewingNow(db, lang, limit),
       repo.recentSubmissions(db, limit),
+      recentAchievements(db, lang, limit),
     ]);
     const items: ActivityItem[] = [
       ...gifts.map((g) => ({
@@ -40,6 +42,7 @@ export async function homeActivity(ctx: AppContext, lang: Lang, limit: number): 
       ...views.map((v) => ({ kind: 'referral_view' as const, at: iso(v.at), fundraiser: named(v), count: v.count })),
       ...viewing.map((v) => ({ kind: 'viewing_now' as const, at: iso(v.at), fundraiser: named(v), count: v.count })),
       ...submitted.map((at) => ({ kind: 'submitted_for_review' as const, at: iso(at), fundraiser: null })),
+      ...achievements,
     ];
     // ISO strings in UTC sort as their instants; kind breaks ties so the order is stable.
     items.sort((a, b) => (a.at === b.at ? a.kind.localeCompare(b.kind) : a.at < b.at ? 1 : -1));

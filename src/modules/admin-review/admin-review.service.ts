@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { buildDetail, findByIdForUpdate, forgetTrustStatus, pendingQueue, updateFundraiserRow } from '../fundraisers';
@@ -30,13 +31,15 @@ async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 
         to,
       });
     }
-    return updateFundraiserRow(trx, id, {
+    const next = await updateFundraiserRow(trx, id, {
       status: to,
       reviewed_at: trx.fn.now(),
       reviewed_by: actor.userId,
       review_rejection_reasons: to === 'rejected' ? reasons : null,
       ...(to === 'active' ? { approved_at: trx.fn.now() } : {}),
     });
+    if (to === 'active') await emit(trx, 'fundraiser.published', { fundraiser_id: next.id, owner_user_id: next.owner_user_id, org_id: next.org_id ?? null });
+    return next;
   });
   await forgetTrustStatus(ctx, id);
   if (to === 'active') await invalidateListTotals(ctx);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
@@ -87,6 +88,10 @@ async function afterWrite(ctx: AppContext, trx: Knex.Transaction, row: Fundraise
   }
 }
 
+/** A campaign went live: subscribers (achievements) react in their own jobs. */
+const emitPublished = (trx: Knex.Transaction, row: FundraiserRow) =>
+  emit(trx, 'fundraiser.published', { fundraiser_id: row.id, owner_user_id: row.owner_user_id, org_id: row.org_id ?? null });
+
 /** POST /fundraisers: every create row of the status transition table. */
 export async function createFundraiser(ctx: AppContext, actor: Actor, body: CreateBody): Promise<FundraiserRow> {
   const owner = await ownerOf(ctx, actor);
@@ -137,6 +142,7 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
       submitted_at: status === 'pending' ? trx.fn.now() : null,
     });
     await afterWrite(ctx, trx, inserted, review, true);
+    if (inserted.status === 'active') await emitPublished(trx, inserted);
     return inserted;
   });
   if (row.status === 'active') await invalidateListTotals(ctx);
@@ -201,6 +207,8 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, row: Fundr
     }
     const next = await repo.update(trx, row.id, patch);
     await afterWrite(ctx, trx, next, review, coverChanged);
+    // Only the gate publishes; resuming a paused campaign is not going live again.
+    if (plan.kind === 'gate' && next.status === 'active') await emitPublished(trx, next);
     return next;
   });
   if (review) await forgetTrustStatus(ctx, row.id);
