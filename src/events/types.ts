@@ -20,6 +20,8 @@ export interface EventMap {
     tip_cents: number;
     currency: string;
     receipt_id: string;
+    /** The `ref` the donor paid with (absent on events queued before it was carried). */
+    referral_code?: string | null;
   };
   /** A gift was refunded, fully or in part. */
   'donation.refunded': {

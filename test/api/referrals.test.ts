@@ -6,6 +6,8 @@ import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
+import { deliver } from '../helpers/stripe';
+import { piSucceeded, startGift } from './donations-fixtures';
 
 afterAll(closeDb);
 
@@ -184,11 +186,74 @@ describe('attribution of paid gifts', () => {
     expect((await impact(s.campaign.id)).donations).toBe(0);
   });
 
-  it('when a guest pays, then nothing is attributed (no account ties the gift to a click)', async () => {
+  it('when a guest pays without a ref, then nothing is attributed (no account ties the gift to a click)', async () => {
     const s = await setup();
     await click({ fundraiser_id: s.campaign.id, ref: s.ref }).expect(204);
     await createGift(db, { fundraiserId: s.campaign.id, amount: 1000 });
     await t.runJobs();
     expect(await drivenCents(db, s.referrer.id)).toBe(0);
+  });
+});
+
+describe('gifts paid with a ref', () => {
+  /** A gift started through POST /payments/create-intent and settled by the signed webhook. */
+  async function payWithRef(fundraiserId: string, ref: string | undefined, extra: Record<string, unknown> = {}, amount = 2_000) {
+    const g = await startGift(t, fundraiserId, amount, 0, ref === undefined ? extra : { ref, ...extra });
+    expect((await deliver(t, piSucceeded(g))).status).toBe(200);
+    await t.runJobs();
+    return g;
+  }
+
+  it('when a guest pays with a referrer\'s slug, then the gift stores it and is driven by the referrer, its channel from the last click on that ref', async () => {
+    const s = await setup();
+    await click({ fundraiser_id: s.campaign.id, ref: s.ref, channel: 'telegram' }, { Cookie: 'visitor_id=visitor-ref-1' }).expect(204);
+    const g = await payWithRef(s.campaign.id, s.ref.toUpperCase());
+    expect((await db('donations').where({ id: g.donation_id }).first()).referral_code).toBe(s.ref.toUpperCase());
+    expect(await drivenCents(db, s.referrer.id)).toBe(2_000);
+    expect(await db('referral_attributions').where({ donation_id: g.donation_id }).first()).toMatchObject({ referrer_user_id: s.referrer.id, channel: 'telegram', self_referred: false });
+    expect((await channels(s.campaign.id)).channels.telegram).toMatchObject({ donations: 1, raised_cents: 2_000 });
+  });
+
+  it('when a signed-in donor clicked one link but pays with another ref, then the ref wins over the last click', async () => {
+    const s = await setup();
+    const other = await createUser(db);
+    const donor = await createUser(db);
+    const h = await authHeaders(t, donor);
+    await click({ fundraiser_id: s.campaign.id, ref: await slugOf(other) }, h).expect(204);
+    const res = await request(t.app).post('/api/v1/payments/create-intent').set(h).send({ fundraiser_id: s.campaign.id, amount_cents: 1_500, ref: s.ref });
+    expect(res.status).toBe(201);
+    expect((await deliver(t, piSucceeded(res.body.data))).status).toBe(200);
+    await t.runJobs();
+    expect(await db('referral_attributions').where({ donation_id: res.body.data.donation_id }).first()).toMatchObject({ referrer_user_id: s.referrer.id });
+    expect(await drivenCents(db, s.referrer.id)).toBe(1_500);
+    expect(await drivenCents(db, other.id)).toBe(0);
+  });
+
+  it('when the ref is a share code, then the gift is attributed with no referrer (share-impact counts it)', async () => {
+    const s = await setup();
+    const g = await payWithRef(s.campaign.id, 'Share_Code_9');
+    expect(await db('referral_attributions').where({ donation_id: g.donation_id }).first()).toMatchObject({ referrer_user_id: null, click_id: null, channel: null });
+    expect(await impact(s.campaign.id)).toMatchObject({ donations: 1, raised_cents: 2_000 });
+  });
+
+  it('when a guest pays with their own link (the referrer\'s address), then the gift is self-referred and counts nowhere', async () => {
+    const s = await setup();
+    const g = await payWithRef(s.campaign.id, s.ref, { donor_email: s.referrer.email.toUpperCase() });
+    expect((await db('referral_attributions').where({ donation_id: g.donation_id }).first()).self_referred).toBe(true);
+    expect(await drivenCents(db, s.referrer.id)).toBe(0);
+    expect(await impact(s.campaign.id)).toMatchObject({ donations: 0, raised_cents: 0 });
+  });
+
+  it.each([
+    ['/payments/create-intent', 'a b'],
+    ['/payments/create-intent', 'x'.repeat(65)],
+    ['/donations', 'bad!ref'],
+    ['/donations', 42],
+  ])('when %s gets the ref %p, then 400 with details and no gift', async (path, ref) => {
+    const s = await setup();
+    const res = await request(t.app).post(`/api/v1${path}`).send({ fundraiser_id: s.campaign.id, amount_cents: 1_000, donor_email: 'guest@example.test', ref });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Validation failed', details: [expect.objectContaining({ path: expect.stringContaining('ref') })] });
+    expect(await db('donations').where({ fundraiser_id: s.campaign.id })).toHaveLength(0);
   });
 });

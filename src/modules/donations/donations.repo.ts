@@ -13,6 +13,8 @@ export interface DonationRow {
   donor_name: string | null;
   anonymous: boolean;
   message: string | null;
+  /** The `ref` the donor came with (a profile slug or share code): the referrals module attributes the gift by it. */
+  referral_code: string | null;
   amount_cents: number;
   tip_cents: number;
   currency: string;

@@ -20,7 +20,7 @@ const payingRules =
   'Amounts in integer cents of the campaign\'s currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. ' +
   'A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account\'s address. ' +
   'When CAPTCHA is configured a guest must send a passing captchaToken, else 403 `{ captchaFailed: true }`; no native-app attestation (X-App-Attestation) is accepted (APP_ATTESTATION_KEYS is not supported). ' +
-  '`message` is plain text (markup removed). The gift stays pending until the processor\'s webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed.';
+  '`message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor\'s webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed.';
 
 export default defineRoutes(
   '',

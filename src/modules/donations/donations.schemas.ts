@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { uuid } from '../../http/define-routes';
+import { REF_PATTERN } from '../referrals';
 
 export const AMOUNT_MIN = 100;
 export const AMOUNT_MAX = 10_000_000;
@@ -19,6 +20,13 @@ export const intentBody = z.object({
   donor_name: z.string().max(100).nullable().optional(),
   donor_email: z.email().max(254).nullable().optional().describe('Required for guests; signed-in donors get receipts at their account address'),
   captchaToken: z.string().max(8192).optional().describe('Guests, when CAPTCHA is configured'),
+  ref: z
+    .string()
+    .regex(REF_PATTERN, 'must be a profile slug or share code (letters, digits, - and _; at most 64)')
+    .optional()
+    .describe(
+      "The referral the donor came with (the referrer's profile slug or a share code, as in POST /referrals/clicks). Once paid, the gift is attributed to it; without it, to the donor's last referral click on the campaign within 30 days. A donor's own link counts for no one.",
+    ),
 });
 
 export const checkoutBody = intentBody.extend({

@@ -68,6 +68,7 @@ async function pendingRow(
     donor_name: body.donor_name?.trim() || profileName,
     anonymous: body.anonymous ?? false,
     message: cleanMessage(body.message),
+    referral_code: body.ref ?? null,
     amount_cents: body.amount_cents,
     tip_cents: body.tip_cents ?? 0,
     currency: f.currency,

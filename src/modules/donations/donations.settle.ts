@@ -90,6 +90,7 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     tip_cents: d.tip_cents,
     currency: d.currency,
     receipt_id: d.receipt_id,
+    referral_code: d.referral_code ?? null,
   });
   if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder });
   return 'applied';

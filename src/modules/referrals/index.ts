@@ -8,6 +8,7 @@ import * as repo from './referrals.repo';
 
 export { referralSubscribers } from './referrals.events';
 export { ATTRIBUTION_DAYS } from './referrals.repo';
+export { REF_PATTERN } from './referrals.schemas';
 
 /** Cents a user's referral links drove: paid, non-self-referred gifts net of refunds (since `since` when given). */
 export function drivenCents(db: Db, userId: string, since: Date | null = null): Promise<number> {

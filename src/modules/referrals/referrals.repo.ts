@@ -52,12 +52,32 @@ export async function lastClickBy(trx: Q, userId: string, fundraiserId: string, 
     .first('*');
 }
 
+/**
+ * The last click on `ref` for this campaign in the attribution window before `at` (any clicker;
+ * the donor's own click first), which gives a ref-attributed gift its channel and click.
+ */
+export async function lastClickOfRef(trx: Q, ref: string, fundraiserId: string, at: Date, donorUserId: string | null): Promise<ClickRow | undefined> {
+  return trx('referral_clicks')
+    .where({ fundraiser_id: fundraiserId })
+    .whereRaw('lower(ref) = ?', [ref.toLowerCase()])
+    .where('created_at', '<=', at)
+    .where('created_at', '>', trx.raw(`?::timestamptz - make_interval(days => ?)`, [at, ATTRIBUTION_DAYS]))
+    .orderByRaw('(clicker_user_id is not distinct from ?) desc, created_at desc', [donorUserId])
+    .first('*');
+}
+
+/** The account's address (to tell a guest donor who used their own link). */
+export async function userEmail(db: Q, userId: string): Promise<string | null> {
+  const row = await db('users').where({ id: userId }).first('email');
+  return row?.email ?? null;
+}
+
 export async function insertAttribution(
   trx: Q,
   a: {
     donation_id: string;
     fundraiser_id: string;
-    click_id: string;
+    click_id: string | null;
     referrer_user_id: string | null;
     channel: string | null;
     via_endorser: boolean;

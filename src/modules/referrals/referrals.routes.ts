@@ -15,7 +15,8 @@ export default defineRoutes(
         '`ref` is the referrer\'s profile slug or a share code; `channel` one of the share-channels names. The campaign must ' +
         'be readable by the caller (else 404). Records a visit through a shared link (share-impact, share-channels); a ' +
         'later paid gift by the same signed-in account to that campaign within 30 days is attributed to the click ' +
-        '(last click wins) and counts as money the referrer drove, unless the donor is the referrer. Repeated clicks by ' +
+        '(last click wins) and counts as money the referrer drove, unless the donor is the referrer; a gift started with ' +
+        '`ref` (POST /donations, /payments/create-intent) is attributed to that ref instead, guests\' gifts too. Repeated clicks by ' +
         'the same caller (account, else `visitor_id` cookie, else IP) on the same link within 30 minutes count once. ' +
         'Answers 204 with no body.',
       auth: 'optional',

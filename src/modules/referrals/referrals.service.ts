@@ -7,7 +7,7 @@ import type { ClickBody } from './referrals.schemas';
 
 /** A caller's repeated clicks on the same link within this window count once (reloads, double taps). */
 const DEDUPE_MINUTES = 30;
-const PROFILE_SLUG = /^[a-z0-9][a-z0-9-]{2,39}$/;
+export const PROFILE_SLUG = /^[a-z0-9][a-z0-9-]{2,39}$/;
 
 /**
  * Records one click on a referral link: a click row (for attribution and the home feed) and a
