@@ -4,3 +4,4 @@
  */
 export { IMAGE_MAX_BYTES, IMAGE_TYPES, VIDEO_MAX_BYTES, VIDEO_TYPES } from './media.schemas';
 export { reencode } from './images';
+export { campaignUploads, forgetUploads, type CampaignUpload } from './media-removal';

@@ -60,3 +60,19 @@ export async function authoredCropOf(db: Q, originalKey: string, userId: string)
   const row = await db('image_crops').where({ original_key: originalKey, author_user_id: userId }).first('id');
   return Boolean(row);
 }
+
+/** The campaign's uploads among `ids` (ids of other campaigns are left out), locked for removal. */
+export async function uploadsOfFundraiser(trx: Knex.Transaction, fundraiserId: string, ids: string[]): Promise<MediaUploadRow[]> {
+  if (ids.length === 0) return [];
+  return trx('media_uploads').where({ fundraiser_id: fundraiserId }).whereIn('id', ids).forUpdate();
+}
+
+/** The campaign's upload stored under one of `keys`. */
+export async function uploadsByKeys(trx: Knex.Transaction, fundraiserId: string, keys: string[]): Promise<MediaUploadRow[]> {
+  if (keys.length === 0) return [];
+  return trx('media_uploads').where({ fundraiser_id: fundraiserId }).whereIn('storage_key', keys).forUpdate();
+}
+
+export async function deleteUploads(trx: Knex.Transaction, ids: string[]): Promise<void> {
+  if (ids.length) await trx('media_uploads').whereIn('id', ids).delete();
+}
