@@ -4,6 +4,7 @@ import { checkLedger } from '../modules/integrity';
 import { CliError, type Command } from './command';
 import { identityCommands } from './identity-commands';
 import { mailCommands } from './mail-commands';
+import { orgCommands } from './org-commands';
 
 export { CliError, type Command } from './command';
 
@@ -11,6 +12,7 @@ export { CliError, type Command } from './command';
 export const commands: Record<string, Command> = {
   ...identityCommands,
   ...mailCommands,
+  ...orgCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     async run(db, [key, value]) {

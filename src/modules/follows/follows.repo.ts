@@ -50,16 +50,8 @@ export async function list(db: Q, followerId: string, limit: number, offset: num
   return { rows: rows as FollowRow[], total: Number(count[0]?.n ?? 0) };
 }
 
-// Small reads of the identity and organization tables: whether the account to follow exists.
+// A small read of the identity tables: whether the account to follow exists (organizations: their module's index).
 
 export async function activeUser(db: Q, id: string): Promise<{ id: string; name: string | null; profile_slug: string | null } | undefined> {
   return db('users').where({ id, status: 'active' }).first('id', 'name', 'profile_slug');
-}
-
-/** Organizations arrive with their own module; until that table exists no organization can be followed. */
-export async function organizationExists(db: Q, id: string): Promise<boolean> {
-  const t = await db.raw(`select to_regclass('public.organizations') as t`);
-  if (!t.rows[0]?.t) return false;
-  const r = await db.raw('select 1 from organizations where id = ? limit 1', [id]);
-  return r.rows.length > 0;
 }

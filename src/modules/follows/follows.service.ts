@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { isBlocked } from '../blocks';
+import { organizationExists } from '../organizations';
 import * as repo from './follows.repo';
 import type { FollowingType } from './follows.repo';
 import { toFollow } from './follows.schemas';
@@ -14,7 +15,7 @@ export async function follow(ctx: AppContext, followerId: string, type: Followin
     if (await isBlocked(ctx.db, targetId, followerId)) {
       throw new ApiError(403, 'Forbidden', 'This user does not accept you as a follower', { code: 'BLOCKED' });
     }
-  } else if (!(await repo.organizationExists(ctx.db, targetId))) {
+  } else if (!(await organizationExists(ctx.db, targetId))) {
     throw new ApiError(404, 'Not found', 'Organization not found');
   }
   return ctx.db.transaction(async (trx) => {

@@ -5,7 +5,8 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { firstOwner } from './organizations.repo';
+import { findOrganization } from './organizations.policy';
+import { firstOwner, setVerified } from './organizations.repo';
 
 export type { OrgRow } from './organizations.repo';
 export { findOrganization, orgNotFound, orgsWherePermitted, requireOrgPermissionById } from './organizations.policy';
@@ -13,4 +14,16 @@ export { findOrganization, orgNotFound, orgsWherePermitted, requireOrgPermission
 /** The organization's first owner (null for an organization without one, which the member rules never leave). */
 export function organizationHolderUserId(db: Db | Knex.Transaction, orgId: string): Promise<string | null> {
   return firstOwner(db, orgId);
+}
+
+/** Sets the platform's verified badge (operator CLI `verify-org`); answers the organization, or undefined when none has that id or slug. */
+export async function setOrganizationVerified(db: Db, idOrSlug: string, verified: boolean) {
+  const org = await findOrganization(db, idOrSlug);
+  if (org) await setVerified(db, org.id, verified);
+  return org ? { ...org, verified } : undefined;
+}
+
+/** Whether an organization with this id exists (follows check it before following). */
+export async function organizationExists(db: Db, id: string): Promise<boolean> {
+  return !!(await findOrganization(db, id));
 }

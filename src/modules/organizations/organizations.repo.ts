@@ -46,6 +46,11 @@ export async function byId(db: Q, id: string, opts: { lock?: boolean } = {}): Pr
   return q;
 }
 
+/** The platform's verification badge (set by an operator). */
+export async function setVerified(db: Q, id: string, verified: boolean): Promise<void> {
+  await db('organizations').where({ id }).update({ verified });
+}
+
 export async function bySlug(db: Q, slug: string): Promise<OrgRow | undefined> {
   return db('organizations').where({ slug }).first(ORG_COLS);
 }
