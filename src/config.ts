@@ -68,6 +68,8 @@ const schema = z.object({
   SEARCH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
   SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(3000),
+  // Share images (satori + resvg) render in this many worker threads per process; 0 = on the event loop (debugging only).
+  RENDER_THREADS: z.coerce.number().int().min(0).max(4).default(1),
   // Uploads and generated images: local disk (STORAGE_DIR, default DATA_DIR/uploads, served under /media/) or an
   // S3-compatible bucket when S3_BUCKET is set; MEDIA_PUBLIC_URL is the base of the URLs handed out.
   STORAGE_DIR: z.string().min(1).optional(),

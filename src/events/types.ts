@@ -34,6 +34,8 @@ export interface EventMap {
   'fundraiser.goal_reached': { fundraiser_id: string; holder_user_id: string };
   /** A campaign went live (active): on create or publish past the gate, or approved by staff. */
   'fundraiser.published': { fundraiser_id: string; owner_user_id: string; org_id: string | null };
+  /** An edit changed what the campaign shows others (title, cover, goal, category, status, visibility): `fields` names the columns. */
+  'fundraiser.updated': { fundraiser_id: string; fields: string[] };
   /** A platform tip settled (first payment, or a monthly renewal). */
   'tip.paid': { tip_id: string; amount_cents: number; cadence: 'one_time' | 'recurring'; email: string | null; user_id: string | null };
   /** A signed-in user endorsed a campaign (first time, or again after withdrawing). */

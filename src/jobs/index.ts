@@ -10,6 +10,7 @@ import { NOTIFICATION_MAIL_QUEUE } from '../modules/notifications';
 import { sendNotificationMail } from '../modules/preferences';
 import { registerUpdateJobs } from '../modules/updates';
 import { registerMilestoneJobs } from '../modules/milestones';
+import { registerShareImageJobs } from '../modules/share-images';
 
 /** Registers every queue's handler on the context's worker. Modules add their queues here. */
 export function registerJobs(ctx: AppContext): void {
@@ -20,6 +21,7 @@ export function registerJobs(ctx: AppContext): void {
   registerLeaderboardJobs(ctx);
   registerUpdateJobs(ctx);
   registerMilestoneJobs(ctx);
+  registerShareImageJobs(ctx);
   registerSubscribers(ctx, subscribers);
   // Atomic: the mail's outbox row commits with the job's completion, so each notification mails at most once.
   ctx.jobs.registerAtomic(NOTIFICATION_MAIL_QUEUE, (p, _job, trx) => sendNotificationMail(ctx, p, trx));

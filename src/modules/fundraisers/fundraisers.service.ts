@@ -149,6 +149,9 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
   return row;
 }
 
+/** Columns a campaign's share images and cards show others; an edit of any emits fundraiser.updated. */
+const SHOWN = ['title', 'cover_image', 'cover_image_focal_x', 'cover_image_focal_y', 'goal_amount_cents', 'currency', 'category_id', 'status', 'visibility'];
+
 /** Columns that decide whether (and where) a campaign is counted in the public list. */
 const LISTED_BY = ['status', 'visibility', 'category_id', 'is_project', 'end_date'];
 
@@ -209,6 +212,8 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, row: Fundr
     await afterWrite(ctx, trx, next, review, coverChanged);
     // Only the gate publishes; resuming a paused campaign is not going live again.
     if (plan.kind === 'gate' && next.status === 'active') await emitPublished(trx, next);
+    const shown = SHOWN.filter((k) => changed(row, patch, k));
+    if (shown.length > 0) await emit(trx, 'fundraiser.updated', { fundraiser_id: next.id, fields: shown });
     return next;
   });
   if (review) await forgetTrustStatus(ctx, row.id);

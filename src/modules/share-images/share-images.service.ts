@@ -1,11 +1,12 @@
 import JSZip from 'jszip';
 import type { AppContext } from '../../context';
-import { notFound } from '../../http/errors';
-import { buildDetail, isLang, readable } from '../fundraisers';
+import { ApiError, notFound } from '../../http/errors';
+import { buildDetail, isLang, readable, type FundraiserRow } from '../fundraisers';
 import { findProfile } from '../idp';
 import { fitted, localImageBytes } from './images';
 import { labelsFor, type ShareLang } from './labels';
-import { renderPng } from './render';
+import { renderPng, type Node } from './render';
+import { renderPool } from './render-pool';
 import { campaignImage, COVER_BOX, profileImage, SIZES, type CampaignFormat } from './templates';
 
 /** The spec's cache times: campaign images 30 s, the profile image five minutes. */
@@ -13,6 +14,15 @@ export const CAMPAIGN_TTL_S = 30;
 export const PROFILE_TTL_S = 300;
 
 const inFlight = new Map<string, Promise<Buffer>>();
+
+/** A PNG of the node, drawn in the render pool's worker thread (RENDER_THREADS=0: on this event loop). */
+export function renderOffThread(ctx: AppContext, node: Node, width: number, height: number): Promise<Buffer> {
+  const threads = ctx.config.RENDER_THREADS;
+  return threads > 0 ? renderPool(threads).render(node, width, height) : renderPng(node, width, height);
+}
+
+const campaignKey = (format: CampaignFormat, slug: string, lang: ShareLang | undefined) =>
+  `share-image:${format}:${slug.toLowerCase()}:${lang ?? '-'}`;
 
 /**
  * A rendered PNG from ctx.cache (Redis when configured, so replicas share it), else rendered
@@ -36,10 +46,9 @@ async function cachedPng(ctx: AppContext, key: string, ttl: number, render: () =
 
 const hostOf = (url: string) => new URL(url).host;
 
-async function renderCampaign(ctx: AppContext, slug: string, lang: ShareLang | undefined, format: CampaignFormat): Promise<Buffer> {
-  // The guest's view: drafts, private and deleted campaigns are 404 here as on the slug read.
-  const row = await readable(ctx, null, { slug });
-  const chosen: ShareLang = lang ?? (isLang(row.source_language) ? row.source_language : 'en');
+/** The campaign's image in the guest's view; `lang` undefined = the campaign's own language. */
+async function drawCampaign(ctx: AppContext, row: FundraiserRow, lang: ShareLang | undefined, format: CampaignFormat): Promise<Buffer> {
+  const chosen = lang ?? ownLang(row);
   const d = await buildDetail(ctx, row, { actor: null, lang: chosen, slugRead: true });
   const cover = await fitted(await localImageBytes(ctx, row.cover_image), COVER_BOX[format], {
     x: row.cover_image_focal_x,
@@ -61,13 +70,46 @@ async function renderCampaign(ctx: AppContext, slug: string, lang: ShareLang | u
     labelsFor(chosen),
     format,
   );
-  return renderPng(node, SIZES[format].width, SIZES[format].height);
+  return renderOffThread(ctx, node, SIZES[format].width, SIZES[format].height);
 }
+
+const ownLang = (row: FundraiserRow): ShareLang => (isLang(row.source_language) ? row.source_language : 'en');
 
 /** A campaign's link preview, square poster or story card (PNG), at most 30 s old. */
 export function campaignPng(ctx: AppContext, slug: string, lang: ShareLang | undefined, format: CampaignFormat): Promise<Buffer> {
-  const key = `share-image:${format}:${slug.toLowerCase()}:${lang ?? '-'}`;
-  return cachedPng(ctx, key, CAMPAIGN_TTL_S, () => renderCampaign(ctx, slug, lang, format));
+  return cachedPng(ctx, campaignKey(format, slug, lang), CAMPAIGN_TTL_S, async () => {
+    // The guest's view: drafts, private and deleted campaigns are 404 here as on the slug read.
+    const row = await readable(ctx, null, { slug });
+    return drawCampaign(ctx, row, lang, format);
+  });
+}
+
+export const CAMPAIGN_FORMATS: readonly CampaignFormat[] = ['og', 'poster', 'story'];
+
+/**
+ * Renders a campaign's three images in its own language ahead of any request (the render job)
+ * and stores them where the route looks first, for the spec's 30 s. Returns how many were stored;
+ * a campaign guests cannot read stores none.
+ */
+export async function prerenderCampaign(ctx: AppContext, fundraiserId: string): Promise<number> {
+  let row: FundraiserRow;
+  try {
+    row = await readable(ctx, null, { id: fundraiserId });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return 0;
+    throw err;
+  }
+  let stored = 0;
+  for (const format of CAMPAIGN_FORMATS) {
+    const png = await drawCampaign(ctx, row, undefined, format);
+    const value = png.toString('base64');
+    // No lang and the campaign's own lang draw the same image, so one render fills both keys.
+    for (const key of [campaignKey(format, row.slug, undefined), campaignKey(format, row.slug, ownLang(row))]) {
+      await ctx.cache.set(key, value, CAMPAIGN_TTL_S);
+      stored += 1;
+    }
+  }
+  return stored;
 }
 
 /** The share kit: the three campaign images in one zip (PNGs are compressed already, so stored as they are). */
@@ -101,6 +143,6 @@ export function profilePng(ctx: AppContext, idOrSlug: string, lang: ShareLang | 
       },
       labelsFor(lang ?? 'en'),
     );
-    return renderPng(node, SIZES.profile.width, SIZES.profile.height);
+    return renderOffThread(ctx, node, SIZES.profile.width, SIZES.profile.height);
   });
 }

@@ -1,0 +1,119 @@
+import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Node } from './render';
+import type { RenderReply } from './render-worker';
+
+/** A render that has not answered by then is abandoned and its thread replaced (a stuck layout must not pin a slot). */
+const RENDER_TIMEOUT_MS = 30_000;
+
+// The worker's source sits beside this file: render-worker.ts under tsx and jest, .js once compiled.
+// An eval'd CommonJS boot loads it, registering tsx first for TypeScript, so no separate .js entry
+// is needed and no execArgv has to be right for the runtime at hand.
+const WORKER_FILE = join(__dirname, `render-worker${extname(__filename)}`);
+const BOOT = `const { workerData } = require('node:worker_threads');
+if (workerData.tsx) require(workerData.tsx).register();
+require(workerData.file);`;
+
+interface Pending {
+  resolve: (png: Buffer) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+  slot: Slot;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: number;
+}
+
+/**
+ * A small pool of worker threads that turn satori node trees into PNGs, so share-image renders
+ * never run on the event loop that answers requests. Threads start on first use and do not keep
+ * the process alive while idle.
+ */
+export class RenderPool {
+  private readonly slots: Slot[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  /** Renders answered, and the thread ids that answered them (tests check they are not the main thread). */
+  readonly stats = { rendered: 0, threadIds: new Set<number>() };
+
+  constructor(readonly size: number) {}
+
+  render(node: Node, width: number, height: number): Promise<Buffer> {
+    const slot = this.pick();
+    const id = this.nextId++;
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => this.fail(slot, new Error('share image render timed out')), RENDER_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer, slot });
+      slot.busy += 1;
+      slot.worker.ref();
+      slot.worker.postMessage({ id, node, width, height });
+    });
+  }
+
+  /** Stops every thread; the next render starts new ones. */
+  async close(): Promise<void> {
+    const slots = this.slots.splice(0);
+    for (const s of slots) this.rejectAll(s, new Error('render pool closed'));
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private pick(): Slot {
+    const idle = this.slots.find((s) => s.busy === 0);
+    if (idle) return idle;
+    if (this.slots.length < this.size) return this.spawn();
+    return this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
+  }
+
+  private spawn(): Slot {
+    const tsx = WORKER_FILE.endsWith('.ts') ? require.resolve('tsx/cjs/api') : null;
+    const worker = new Worker(BOOT, { eval: true, workerData: { file: WORKER_FILE, tsx } });
+    worker.unref();
+    const slot: Slot = { worker, busy: 0 };
+    worker.on('message', (m: RenderReply) => this.settle(slot, m));
+    worker.on('error', (err) => this.fail(slot, err));
+    worker.on('exit', (code) => this.fail(slot, new Error(`render thread exited (${code})`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private settle(slot: Slot, m: RenderReply): void {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    clearTimeout(p.timer);
+    slot.busy -= 1;
+    if (slot.busy === 0) slot.worker.unref();
+    if ('error' in m) return p.reject(new Error(m.error));
+    this.stats.rendered += 1;
+    this.stats.threadIds.add(m.threadId);
+    p.resolve(Buffer.from(m.png.buffer, m.png.byteOffset, m.png.byteLength));
+  }
+
+  /** A thread that errored, exited or hung: its renders fail and it leaves the pool. */
+  private fail(slot: Slot, err: Error): void {
+    const i = this.slots.indexOf(slot);
+    if (i === -1) return;
+    this.slots.splice(i, 1);
+    this.rejectAll(slot, err);
+    void slot.worker.terminate();
+  }
+
+  private rejectAll(slot: Slot, err: Error): void {
+    for (const [id, p] of this.pending) {
+      if (p.slot !== slot) continue;
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+  }
+}
+
+let shared: RenderPool | null = null;
+
+/** The process's pool; its size is fixed by the first caller (RENDER_THREADS). */
+export function renderPool(size: number): RenderPool {
+  shared ??= new RenderPool(size);
+  return shared;
+}
