@@ -71,18 +71,26 @@ export interface DonorHit {
  * module). Anonymous gifts are never searched, and signed-in donors are found as people instead.
  * The latest name a donor gave under is shown; most recent givers first.
  */
+/** At most this many matching gifts are grouped into donors (see guestDonors). */
+const MATCH_CAP = 5000;
+
 export async function guestDonors(db: Q, q: string, limit: number): Promise<DonorHit[]> {
   const { rows } = await db.raw(
-    `select k.key, (array_agg(d.donor_name order by d.paid_at desc))[1] as name
-       from donations d
-       join fundraisers f on f.id = d.fundraiser_id and f.visibility = 'public' and f.deleted_at is null
-       join donor_keys k on k.kind = 'guest' and k.identity = lower(d.donor_email)
-      where d.status = 'paid' and not d.anonymous and d.donor_user_id is null and d.donor_name is not null
-        and lower(d.donor_name) like ? escape '\\'
+    `with matched as materialized (
+       -- The trigram index finds the matching gifts; a name shared by very many gifts stops at
+       -- MATCH_CAP of them, so one common name never turns into a scan of every gift.
+       select d.donor_name, d.donor_email, d.paid_at, d.fundraiser_id from donations d
+        where d.status = 'paid' and not d.anonymous and d.donor_user_id is null and d.donor_name is not null
+          and lower(d.donor_name) like ? escape '\\'
+        limit ?)
+     select k.key, (array_agg(m.donor_name order by m.paid_at desc))[1] as name
+       from matched m
+       join fundraisers f on f.id = m.fundraiser_id and f.visibility = 'public' and f.deleted_at is null
+       join donor_keys k on k.kind = 'guest' and k.identity = lower(m.donor_email)
       group by k.key
-      order by max(d.paid_at) desc, k.key
+      order by max(m.paid_at) desc, k.key
       limit ?`,
-    [contains(q), limit],
+    [contains(q), MATCH_CAP, limit],
   );
   return rows.map((r: { key: string; name: string }) => ({ kind: 'guest' as const, key: r.key, name: r.name }));
 }
