@@ -1,6 +1,5 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { serveForSandbox } from '../helpers/listening';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { deliver, stripeEvent } from '../helpers/stripe';
@@ -15,18 +14,8 @@ import { sandboxFee } from '../../src/integrations/payments';
 
 const t = createTestApp();
 const db = () => testDb();
-let server: Server;
-
-beforeAll(async () => {
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  t.ctx.config.SANDBOX_WEBHOOK_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/webhooks/stripe`;
-});
-
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-  await closeDb();
-});
+serveForSandbox(t);
+afterAll(closeDb);
 
 type H = Record<string, string>;
 const api = (p: string) => `/api/v1${p}`;

@@ -1,7 +1,6 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { closeDb, createTestApp, type TestApp } from '../helpers/app';
+import { closeDb, createTestApp } from '../helpers/app';
+import { serveForSandbox } from '../helpers/listening';
 
 afterAll(closeDb);
 
@@ -10,22 +9,8 @@ afterAll(closeDb);
  * port so every event reaches POST /api/v1/webhooks/stripe over HTTP and its signature check.
  */
 
-let t: TestApp;
-let server: Server;
-let base: string;
-
-beforeAll(async () => {
-  t = createTestApp({ env: { SANDBOX_PAYOUT_DELAY_S: '0' } });
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The port exists only now; the config is the one object every delivery reads.
-  t.ctx.config.SANDBOX_WEBHOOK_URL = `${base}/api/v1/webhooks/stripe`;
-});
-
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-});
+const t = createTestApp({ env: { SANDBOX_PAYOUT_DELAY_S: '0' } });
+serveForSandbox(t);
 
 type Obj = Record<string, any>;
 
