@@ -1,6 +1,6 @@
 import * as QRCode from 'qrcode';
 import type { AppContext } from '../../context';
-import { renderPng } from '../share-images';
+import { renderOffThread } from '../share-images';
 import { achievementLabel, cardWords, type AchievementLang } from './achievements.labels';
 import { cardPageUrl, earnerName, loadCard } from './achievements.service';
 import { CARD_SIZES, cardImage, type CardAsset } from './cards.template';
@@ -43,7 +43,7 @@ export async function cardPng(ctx: AppContext, code: string, lang: AchievementLa
       asset,
     );
     const { width, height } = CARD_SIZES[asset];
-    return (await renderPng(node, width, height)).toString('base64');
+    return (await renderOffThread(ctx, node, width, height)).toString('base64');
   });
   return Buffer.from(b64, 'base64');
 }
