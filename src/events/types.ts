@@ -30,6 +30,15 @@ export interface EventMap {
     refunded_cents: number;
     fully: boolean;
   };
+  /**
+   * A dispute took money back from a gift (opened, or closed lost before it was seen open):
+   * `disputed_cents` is the dispute's amount. A won dispute emits nothing.
+   */
+  'donation.disputed': {
+    donation_id: string;
+    fundraiser_id: string;
+    disputed_cents: number;
+  };
   /** A campaign's paid total reached its goal for the first time. */
   'fundraiser.goal_reached': { fundraiser_id: string; holder_user_id: string };
   /** A campaign went live (active): on create or publish past the gate, or approved by staff. */

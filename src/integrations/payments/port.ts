@@ -126,6 +126,11 @@ export interface PaymentProcessor {
     metadata: ProcessorMetadata;
     idempotencyKey: string;
   }): Promise<{ id: string }>;
+  /**
+   * Takes (part of) a transfer back from the connected account (Stripe: a transfer reversal).
+   * The connected balance may go negative: the processor recovers it from later transfers.
+   */
+  createTransferReversal(input: { transfer_id: string; amount_cents: number; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<{ id: string }>;
   /** Recent payouts of a connected account (for the payout refresh repair). */
   listPayouts(accountId: string, limit?: number): Promise<ProcessorPayout[]>;
   /** Verifies a webhook delivery's signature and parses it; throws on a bad or missing signature. */

@@ -10,14 +10,15 @@ export const SANDBOX_PAYOUT_QUEUE = 'sandbox-payout';
 
 /**
  * A connected account's available balance in one currency: what was transferred to it less
- * what was paid out (failed payouts return their money).
+ * what was reversed and paid out (failed payouts return their money). Negative after a
+ * reversal of money already paid out, until later transfers cover it.
  */
 export async function connectedBalance(db: Db | Knex.Transaction, accountId: string, currency: string): Promise<number> {
   const { rows } = await db.raw(
     `select coalesce(sum(case when kind = 'transfer' then (data->>'amount')::bigint
                               else -(data->>'amount')::bigint end), 0)::bigint as balance
        from sandbox_objects
-      where ((kind = 'transfer' and data->>'destination' = :acct)
+      where ((kind in ('transfer', 'transfer_reversal') and data->>'destination' = :acct)
           or (kind = 'payout' and data->>'account' = :acct and data->>'status' <> 'failed'))
         and data->>'currency' = :cur`,
     { acct: accountId, cur: currency.toLowerCase() },

@@ -170,6 +170,22 @@ export class SandboxProcessor implements PaymentProcessor {
     return { id: obj.id };
   }
 
+  async createTransferReversal(input: { transfer_id: string; amount_cents: number; metadata: Record<string, string>; idempotencyKey: string }) {
+    const tr = await getObject(this.db, input.transfer_id, 'transfer');
+    if (!tr) throw new Error(`No such transfer: ${input.transfer_id}`);
+    const id = rid('trr');
+    // The reversal names the transfer's destination, so the account's balance (sandbox-payouts.ts)
+    // drops by it, below zero if the money was paid out already, as Stripe allows.
+    const obj = await createObject(
+      this.db,
+      'transfer_reversal',
+      id,
+      { id, object: 'transfer_reversal', amount: input.amount_cents, currency: tr.data.currency, transfer: tr.id, destination: tr.data.destination, metadata: input.metadata },
+      input.idempotencyKey,
+    );
+    return { id: obj.id };
+  }
+
   async listPayouts(accountId: string, limit = 100): Promise<ProcessorPayout[]> {
     const rows = await listObjects(this.db, 'payout', { account: accountId }, limit);
     return rows.map((r) => ({

@@ -180,6 +180,15 @@ export class StripeProcessor implements PaymentProcessor {
     return { id: tr.id };
   }
 
+  async createTransferReversal(input: { transfer_id: string; amount_cents: number; metadata: Record<string, string>; idempotencyKey: string }) {
+    const rev = await this.stripe.transfers.createReversal(
+      input.transfer_id,
+      { amount: input.amount_cents, metadata: input.metadata },
+      { idempotencyKey: input.idempotencyKey },
+    );
+    return { id: rev.id };
+  }
+
   async listPayouts(accountId: string, limit = 100): Promise<ProcessorPayout[]> {
     const page = await this.stripe.payouts.list({ limit: Math.min(100, limit) }, { stripeAccount: accountId });
     return page.data.map((p) => ({

@@ -158,5 +158,8 @@ export async function takeBack(
       fully: next.refunded >= d.amount_cents + d.tip_cents,
     });
   }
+  if (kind === 'dispute' && next.disputed > d.disputed_cents) {
+    await emit(trx, 'donation.disputed', { donation_id: d.id, fundraiser_id: d.fundraiser_id, disputed_cents: next.disputed });
+  }
   return 'applied';
 }

@@ -31,6 +31,7 @@ export type LedgerKind =
   | 'dispute'
   | 'dispute_reversal'
   | 'transfer'
+  | 'transfer_reversal'
   | 'payout'
   | 'payout_reversal'
   | 'community_payment'

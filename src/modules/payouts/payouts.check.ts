@@ -3,30 +3,35 @@ import type { Db } from '../../db/knex';
 type Check = (db: Db) => Promise<string[]>;
 
 /**
- * Each connected account's ledger figures against the transfers and payouts rows: what the
- * ledger says was transferred in and paid out, and that the asset and its liability mirror.
+ * Each connected account's ledger figures against the transfers, transfer_reversals and payouts
+ * rows: what the ledger says was transferred in, reversed, paid out, and that the asset and its
+ * liability mirror.
  */
 const connectedAccounts: Check = async (db) => {
   const { rows } = await db.raw(
     `with l as (
        select processor_account_id as id,
               -coalesce(sum(amount_cents) filter (where account like 'liability:connected:%' and kind = 'transfer'), 0) as transferred,
+              coalesce(sum(amount_cents) filter (where account like 'liability:connected:%' and kind = 'transfer_reversal'), 0) as reversed,
               coalesce(sum(amount_cents) filter (where account like 'liability:connected:%' and kind in ('payout', 'payout_reversal')), 0) as paid_out,
               coalesce(sum(amount_cents) filter (where account like 'asset:connected:%'), 0) as asset,
               -coalesce(sum(amount_cents) filter (where account like 'liability:connected:%'), 0) as payable
          from ledger_entries where processor_account_id is not null and account like '%:connected:%' group by 1),
      t as (select processor_account_id as id, sum(amount_cents) as s from transfers group by 1),
+     r as (select processor_account_id as id, sum(amount_cents) as s from transfer_reversals group by 1),
      p as (select processor_account_id as id, sum(amount_cents) as s from payouts
             where paid_group_id is not null and reversal_group_id is null group by 1)
      select a.id, coalesce(l.transferred, 0)::bigint as l_transferred, coalesce(t.s, 0)::bigint as r_transferred,
+            coalesce(l.reversed, 0)::bigint as l_reversed, coalesce(r.s, 0)::bigint as r_reversed,
             coalesce(l.paid_out, 0)::bigint as l_paid, coalesce(p.s, 0)::bigint as r_paid,
             coalesce(l.asset, 0)::bigint as asset, coalesce(l.payable, 0)::bigint as payable
        from (select id from processor_accounts union select id from l) a
-       left join l on l.id = a.id left join t on t.id = a.id left join p on p.id = a.id`,
+       left join l on l.id = a.id left join t on t.id = a.id left join r on r.id = a.id left join p on p.id = a.id`,
   );
   const out: string[] = [];
   for (const r of rows) {
     if (Number(r.l_transferred) !== Number(r.r_transferred)) out.push(`account ${r.id}: ledger transferred ${r.l_transferred}, transfers rows ${r.r_transferred}`);
+    if (Number(r.l_reversed) !== Number(r.r_reversed)) out.push(`account ${r.id}: ledger reversed ${r.l_reversed}, transfer_reversals rows ${r.r_reversed}`);
     if (Number(r.l_paid) !== Number(r.r_paid)) out.push(`account ${r.id}: ledger paid out ${r.l_paid}, paid payouts ${r.r_paid}`);
     if (Number(r.asset) !== Number(r.payable)) out.push(`account ${r.id}: connected asset ${r.asset} does not mirror its payable ${r.payable}`);
   }
@@ -49,7 +54,7 @@ const payoutSplits: Check = async (db) => {
 const connectedCredits: Check = async (db) => {
   const { rows } = await db.raw(
     `with l as (select processor_account_id as id, -sum(amount_cents) as s from ledger_entries
-                 where account like 'liability:connected:%' and kind not in ('transfer', 'payout', 'payout_reversal') group by 1),
+                 where account like 'liability:connected:%' and kind not in ('transfer', 'transfer_reversal', 'payout', 'payout_reversal') group by 1),
           c as (select processor_account_id as id, sum(amount_cents) as s from connected_credits group by 1)
      select coalesce(l.id, c.id) as id, coalesce(l.s, 0)::bigint as l_s, coalesce(c.s, 0)::bigint as c_s
        from l full join c on c.id = l.id where coalesce(l.s, 0) <> coalesce(c.s, 0)`,

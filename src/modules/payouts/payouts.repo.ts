@@ -67,7 +67,33 @@ export async function updateAccount(db: Q, id: string, patch: Partial<AccountRow
 // ---- transfers ----
 
 export async function transferForDonation(db: Q, donationId: string) {
-  return db('transfers').where({ donation_id: donationId }).first('id', 'processor_transfer_id', 'amount_cents');
+  return db('transfers').where({ donation_id: donationId }).first('id', 'processor_transfer_id', 'processor_account_id', 'fundraiser_id', 'amount_cents', 'currency');
+}
+
+/**
+ * What a transferred gift's campaign account now says the holder owes back (its per-gift balance
+ * when positive: refunds and disputes after the transfer, net of the platform fee returned),
+ * what of the transfer is left to reverse, and the gift's cumulative refunded plus disputed cents.
+ */
+export async function reversalFacts(db: Q, transferId: string): Promise<{ owedBack: number; reversible: number; takenBack: number }> {
+  const { rows } = await db.raw(
+    `select greatest(0, coalesce((select sum(e.amount_cents) from ledger_entries e
+                                   where e.donation_id = t.donation_id and e.account = 'liability:campaign:' || t.fundraiser_id), 0))::bigint as owed_back,
+            (t.amount_cents - coalesce((select sum(r.amount_cents) from transfer_reversals r where r.transfer_id = t.id), 0))::bigint as reversible,
+            (d.refunded_cents + d.disputed_cents)::bigint as taken_back
+       from transfers t join donations d on d.id = t.donation_id
+      where t.id = ?`,
+    [transferId],
+  );
+  const r = rows[0];
+  return r ? { owedBack: Number(r.owed_back), reversible: Number(r.reversible), takenBack: Number(r.taken_back) } : { owedBack: 0, reversible: 0, takenBack: 0 };
+}
+
+export async function insertReversal(
+  db: Q,
+  row: { transfer_id: string; processor_reversal_id: string; processor_account_id: string; fundraiser_id: string; donation_id: string | null; amount_cents: number; currency: string; ledger_group_id: string },
+): Promise<void> {
+  await db('transfer_reversals').insert(row);
 }
 
 export async function insertTransfer(
@@ -131,15 +157,18 @@ export async function untransferredGifts(db: Q, holder: { type: OwnerType; id: s
   return rows.map((r: any) => r.id);
 }
 
-/** Per campaign: transferred to the account and not yet withdrawn by a paid payout. */
+/** Per campaign: transferred to the account (less reversals) and not yet withdrawn by a paid payout. */
 export async function unwithdrawnByCampaign(db: Q, accountId: string): Promise<Array<{ fundraiser_id: string; cents: number }>> {
   const { rows } = await db.raw(
-    `with t as (select fundraiser_id, sum(amount_cents) as s from transfers where processor_account_id = ? group by fundraiser_id),
+    `with t as (select fundraiser_id, sum(s) as s from (
+                  select fundraiser_id, amount_cents as s from transfers where processor_account_id = ?
+                  union all select fundraiser_id, -amount_cents from transfer_reversals where processor_account_id = ?) x
+                 group by fundraiser_id),
           w as (select w.fundraiser_id, sum(w.amount_cents) as s from withdrawals w join payouts p on p.id = w.payout_id
                  where p.processor_account_id = ? and w.status = 'paid' group by w.fundraiser_id)
-     select t.fundraiser_id, (t.s - coalesce(w.s, 0))::bigint as cents from t left join w using (fundraiser_id)
+     select t.fundraiser_id, greatest(0, t.s - coalesce(w.s, 0))::bigint as cents from t left join w using (fundraiser_id)
       order by t.fundraiser_id`,
-    [accountId, accountId],
+    [accountId, accountId, accountId],
   );
   return rows.map((r: any) => ({ fundraiser_id: r.fundraiser_id, cents: Number(r.cents) }));
 }
