@@ -209,15 +209,18 @@ export async function campaignShareOf(db: Q, payoutId: string): Promise<number> 
 
 /**
  * Links the account's unlinked transfers (so the gifts behind them), oldest first, to a paid
- * payout while they fit in what of its amount is not linked yet. Answers how many it linked.
+ * payout while they fit, net of their reversals, in what of its amount is not linked yet.
+ * Answers how many it linked.
  */
 export async function linkTransfers(trx: Knex.Transaction, accountId: string, payoutId: string, amountCents: number): Promise<number> {
   const { rows } = await trx.raw(
-    `with room as (select ? - coalesce(sum(amount_cents), 0) as cents from transfers where payout_id = ?),
-          c as (select id, sum(amount_cents) over (order by created_at, id) as running
-                  from transfers where processor_account_id = ? and payout_id is null)
+    `with net as (select t.id, t.payout_id, t.processor_account_id, t.created_at,
+                         t.amount_cents - coalesce((select sum(r.amount_cents) from transfer_reversals r where r.transfer_id = t.id), 0) as cents
+                    from transfers t where t.processor_account_id = ? and (t.payout_id is null or t.payout_id = ?)),
+          room as (select ? - coalesce(sum(cents), 0) as cents from net where payout_id = ?),
+          c as (select id, sum(cents) over (order by created_at, id) as running from net where payout_id is null)
      update transfers t set payout_id = ? from c, room where c.id = t.id and c.running <= room.cents returning t.id`,
-    [amountCents, payoutId, accountId, payoutId],
+    [accountId, payoutId, amountCents, payoutId, payoutId],
   );
   return rows.length;
 }
