@@ -35,6 +35,7 @@ import endorsements from './endorsements/endorsements.routes';
 import leaderboard from './leaderboard/leaderboard.routes';
 import organizations from './organizations/organizations.routes';
 import orgAdmin from './organizations/org-admin.routes';
+import orgAdminMembers from './organizations/org-admin-members.routes';
 import follows from './follows/follows.routes';
 import campaignUpdates from './feed/feed.routes';
 import blocks from './blocks/blocks.routes';
@@ -57,7 +58,7 @@ import dmca from './dmca/dmca.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
