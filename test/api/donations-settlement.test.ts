@@ -204,3 +204,22 @@ describe('settlement through the webhook', () => {
     await expectClean();
   });
 });
+
+describe('donations_last_24h', () => {
+  const last24h = async (slug: string) => (await request(t.app).get(`/api/v1/fundraisers/slug/${slug}`)).body.data.donations_last_24h;
+
+  test('when gifts settle, fail, are refunded in full or in part, or were paid over a day ago, then only completed gifts of the last 24 hours count', async () => {
+    const f = await createFundraiser(testDb(), ownerId);
+    const [a, b, c, d, e] = await Promise.all([1, 2, 3, 4, 5].map(() => startGift(t, f.id, 1_000)));
+    for (const g of [a, b, c, d]) await deliver(t, piSucceeded(g));
+    await deliver(t, piFailed(e));
+    expect(await last24h(f.slug)).toBe(4);
+    await deliver(t, chargeRefunded(b, 1_000)); // in full: no longer a completed gift
+    await deliver(t, chargeRefunded(c, 400)); // in part: still completed
+    expect(await last24h(f.slug)).toBe(3);
+    // A gift paid 25 hours ago (moved by hand) leaves the window; its bucket moves with it.
+    await testDb()('donations').where({ id: d.donation_id }).update({ paid_at: testDb().raw("now() - interval '25 hours'") });
+    expect(await last24h(f.slug)).toBe(2);
+    await expectClean();
+  });
+});

@@ -77,3 +77,20 @@ export async function donationsVsLedger(db: Db): Promise<string[]> {
       : `donation ${r.id}: not settled but has ${r.entries} ledger entries`,
   );
 }
+
+/** The 30-second buckets of paid gifts (donations_last_24h) against the paid gifts themselves. */
+export async function paidBucketsVsDonations(db: Db): Promise<string[]> {
+  const { rows } = await db.raw(`
+    with g as (select fundraiser_id, paid_bucket_of(paid_at) as bucket, count(*)::int as n
+                 from donations where status = 'paid' and paid_at is not null group by 1, 2),
+         b as (select fundraiser_id, bucket, n from fundraiser_paid_buckets where n <> 0)
+    select coalesce(g.fundraiser_id, b.fundraiser_id) as fundraiser_id, coalesce(g.bucket, b.bucket) as bucket,
+           coalesce(g.n, 0) as gifts, coalesce(b.n, 0) as counted
+      from g full join b on b.fundraiser_id = g.fundraiser_id and b.bucket = g.bucket
+     where coalesce(g.n, 0) <> coalesce(b.n, 0)
+     limit 100`);
+  return rows.map(
+    (r: { fundraiser_id: string; bucket: Date; gifts: number; counted: number }) =>
+      `fundraiser ${r.fundraiser_id}: ${r.gifts} paid gifts at ${new Date(r.bucket).toISOString()}, bucket counts ${r.counted}`,
+  );
+}
