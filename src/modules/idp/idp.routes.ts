@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
 import * as s from './idp.schemas';
+import * as passwords from './idp.passwords';
 import * as service from './idp.service';
 
 // Account and session operations of the identity provider (spec "Account and session").
@@ -95,7 +96,7 @@ export default defineRoutes('/idp', [
     limiters: ['auth'],
     body: s.forgotBody,
     response: s.message,
-    handler: ({ ctx, body }) => service.forgotPassword(ctx, body.email),
+    handler: ({ ctx, body }) => passwords.forgotPassword(ctx, body.email),
   }),
   route({
     method: 'post',
@@ -105,7 +106,7 @@ export default defineRoutes('/idp', [
     limiters: ['auth'],
     body: s.resetBody,
     response: s.message,
-    handler: ({ ctx, body }) => service.resetPassword(ctx, body),
+    handler: ({ ctx, body }) => passwords.resetPassword(ctx, body),
   }),
   route({
     method: 'post',
@@ -118,6 +119,6 @@ export default defineRoutes('/idp', [
     errors: [403],
     body: s.changeBody,
     response: s.message,
-    handler: ({ ctx, req, actor, body }) => service.changePassword(ctx, req, actor, body),
+    handler: ({ ctx, req, actor, body }) => passwords.changePassword(ctx, req, actor, body),
   }),
 ], { tag: 'identity' });

@@ -2,30 +2,20 @@ import type { Request, Response } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
-import { notAuthenticated } from '../../http/auth-rules';
 import { isCrossSite } from '../../http/csrf';
 import { ApiError } from '../../http/errors';
 import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../http/captcha-gate';
-import { issueCode, redeemCode } from '../../integrations/idp/codes';
 import { LocalIdentityProvider } from '../../integrations/idp/local/local-provider';
 import { IdpError, REFRESH_TTL_SECONDS, type TokenSet } from '../../integrations/idp/port';
 import { normalizeEmail } from '../../infra/email';
 import { sha256Hex } from '../../infra/hash';
-import { queueMail, requestLocale, toLocale } from '../../integrations/mail/index';
+import { requestLocale } from '../../integrations/mail/index';
 import { actorFromClaims, actorFromSessionCookies, verifyIdToken } from '../auth';
 import { sendEmailVerification } from '../verification';
 import * as e from './idp.errors';
 import * as repo from './idp.repo';
+import { cookiesOf, subjectOf } from './idp.account';
 import { accountDisabled, loadSessionUser, toSessionUser, type SessionUser } from './session';
-
-const RESET_CODE_TTL_SECONDS = 3600;
-
-function cookiesOf(req: Request): Record<string, string | undefined> {
-  return (req.cookies ?? {}) as Record<string, string | undefined>;
-}
-
-/** The identity provider's subject for an account (users.id locally, the pool's sub otherwise). */
-const subjectOf = (ctx: Pick<AppContext, 'idp'>, u: repo.UserRow) => (ctx.idp.kind === 'local' ? u.id : u.idp_subject);
 
 // ---------------------------------------------------------------------------------------------
 // Sign-up and confirmation
@@ -305,62 +295,4 @@ export async function logout(ctx: AppContext, req: Request, res: Response) {
   }
   clearSessionCookies(res, ctx.config);
   return { message: 'Signed out' };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Passwords
-
-export async function forgotPassword(ctx: AppContext, email: string) {
-  const user = await repo.findUserByEmail(ctx.db, normalizeEmail(email));
-  if (user && user.status === 'active') {
-    await ctx.db.transaction(async (trx) => {
-      const code = await issueCode(trx, user.id, 'password_reset', RESET_CODE_TTL_SECONDS);
-      await queueMail(trx, { to: user.email, template: 'password_reset', locale: toLocale(user.locale), vars: { code } });
-    });
-  }
-  // Same answer whether or not the account exists.
-  return { message: 'If an account exists for this address, we sent a code to reset the password.' };
-}
-
-export async function resetPassword(ctx: AppContext, input: { email: string; code: string; newPassword: string }) {
-  const user = await repo.findUserByEmail(ctx.db, normalizeEmail(input.email));
-  if (!user) throw e.invalidCode();
-  // Checked before the code is spent, so a refused password does not burn the code.
-  if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
-  const check = await redeemCode(ctx.db, user.id, 'password_reset', input.code.trim());
-  if (check === 'expired') throw e.expiredCode();
-  if (check === 'mismatch') throw e.invalidCode();
-  try {
-    await ctx.idp.setPassword(user.email, input.newPassword);
-  } catch (err) {
-    throw e.fromIdpError(err);
-  }
-  // Whoever knew the old password is signed out everywhere.
-  await globalSignOut(ctx, user.id).catch((err) => ctx.log.warn({ err }, 'reset-password: global sign-out failed'));
-  return { message: 'Your password has been reset. Sign in with the new password.' };
-}
-
-export async function changePassword(ctx: AppContext, req: Request, actor: Actor, input: { currentPassword: string; newPassword: string }) {
-  if (actor.impersonatedBy) {
-    throw new ApiError(403, 'Forbidden', 'The password cannot be changed while viewing the account on the owner\'s behalf');
-  }
-  const user = await repo.findUserById(ctx.db, actor.userId);
-  if (!user) throw notAuthenticated();
-  if (ctx.idp.kind === 'local' && !(await repo.hasLocalPassword(ctx.db, user.id))) throw e.noPassword();
-  if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
-  try {
-    await ctx.idp.changePassword({
-      sub: subjectOf(ctx, user) ?? user.id,
-      email: user.email,
-      accessToken: cookiesOf(req).access_token,
-      currentPassword: input.currentPassword,
-      newPassword: input.newPassword,
-    });
-  } catch (err) {
-    if (err instanceof IdpError && err.kind === 'not_authorized') {
-      throw new ApiError(400, 'Incorrect current password', 'The current password is not correct', { code: 'INCORRECT_PASSWORD' });
-    }
-    throw e.fromIdpError(err);
-  }
-  return { message: 'Password changed' };
 }
