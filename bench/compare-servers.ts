@@ -6,11 +6,12 @@ import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
 import { createContext } from '../src/context';
 import { connectDatabase } from '../src/db/connect';
-import { createDb, type Db } from '../src/db/knex';
+import { createDb } from '../src/db/knex';
 import { createLogger } from '../src/infra/logger';
 import { registerJobs } from '../src/jobs';
 import { listCards, type ListFilter } from '../src/modules/discovery/discovery.repo';
 import { readDetail } from '../src/modules/fundraisers/fundraisers.repo';
+import { captureStatement as capture, type Captured } from './wrk';
 
 const POOL_MAX = 10; // the API's knex pool default (src/db/knex.ts)
 
@@ -28,24 +29,6 @@ export async function serveApp(): Promise<void> {
   const server = buildApp(ctx).listen(0, '127.0.0.1', () => announce(server));
 }
 
-interface Captured {
-  sql: string;
-  bindings: unknown[];
-}
-
-/** The SQL (with $n placeholders) and bindings the repository sends for one call. */
-async function capture(db: Db, call: () => Promise<unknown>): Promise<Captured> {
-  const seen: Captured[] = [];
-  const on = (q: { sql: string; bindings?: unknown[] }) => seen.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  db.on('query', on);
-  try {
-    await call();
-  } finally {
-    db.off('query', on);
-  }
-  if (seen.length !== 1) throw new Error(`expected one statement, saw ${seen.length}`);
-  return seen[0]!;
-}
 
 const listFilter = (offset: number): ListFilter => ({
   status: 'all', categoryIds: null, q: null, projects: null, sort: 'newest', lang: null, limit: 20, offset, near: null,

@@ -16,6 +16,7 @@ import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
 import { serveApp, serveBare } from './compare-servers';
+import { wrkScript } from './wrk';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
@@ -74,27 +75,6 @@ function wrk(url: string, script: string, seconds: number, pid?: number): Wrk {
   return { requests, seconds: secs, rps: requests / secs, p50: pct(50), p99: pct(99), errors, cpuMs };
 }
 
-/** A wrk script cycling through `paths`, each request from its own client address. */
-function wrkScript(dir: string, name: string, paths: string[]): string {
-  const file = path.join(dir, `${name}.lua`);
-  fs.writeFileSync(
-    file,
-    `local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }
-local n = 0
-local tid = 0
-local counter = 0
-function setup(thread) counter = counter + 1; thread:set("tid", counter) end
-function init(args) tid = tonumber(wrk.thread:get("tid")) or 0 end
-request = function()
-  n = n + 1
-  local k = tid * 4000000 + n
-  local ip = string.format("10.%d.%d.%d", math.floor(k / 65536) % 256, math.floor(k / 256) % 256, k % 256)
-  return wrk.format("GET", paths[(n % #paths) + 1], { ["X-Forwarded-For"] = ip })
-end
-`,
-  );
-  return file;
-}
 
 function start(mode: 'app' | 'bare', databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', __filename, mode], {

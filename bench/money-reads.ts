@@ -14,6 +14,7 @@ import { listCards, type ListFilter } from '../src/modules/discovery/discovery.r
 import { readDetail } from '../src/modules/fundraisers/fundraisers.repo';
 import { startApi, type Api } from './money-api';
 import { HOT_SQL } from './money-seed';
+import { captureStatement as capture, wrkScript } from './wrk';
 
 const SECONDS = Number(process.env.READS_SECONDS ?? 6);
 const ROUNDS = Number(process.env.READS_ROUNDS ?? 3);
@@ -47,38 +48,7 @@ function wrk(url: string, script: string, seconds: number): Wrk {
   };
 }
 
-/** Cycles through `paths`, each request from its own client address (the per-IP public limiter). */
-function wrkScript(dir: string, name: string, paths: string[]): string {
-  const file = path.join(dir, `${name}.lua`);
-  fs.writeFileSync(file, `local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }
-local n = 0
-local tid = 0
-local counter = 0
-function setup(thread) counter = counter + 1; thread:set("tid", counter) end
-function init(args) tid = tonumber(wrk.thread:get("tid")) or 0 end
-request = function()
-  n = n + 1
-  local k = tid * 4000000 + n
-  local ip = string.format("10.%d.%d.%d", math.floor(k / 65536) % 256, math.floor(k / 256) % 256, k % 256)
-  return wrk.format("GET", paths[(n % #paths) + 1], { ["X-Forwarded-For"] = ip })
-end
-`);
-  return file;
-}
 
-/** The statement (with $n placeholders) and bindings one repository call sends. */
-async function capture(db: Db, call: () => Promise<unknown>): Promise<{ sql: string; bindings: unknown[] }> {
-  const seen: Array<{ sql: string; bindings: unknown[] }> = [];
-  const on = (q: { sql: string; bindings?: unknown[] }) => seen.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  db.on('query', on);
-  try {
-    await call();
-  } finally {
-    db.off('query', on);
-  }
-  if (seen.length !== 1) throw new Error(`expected one statement, saw ${seen.length}`);
-  return seen[0]!;
-}
 
 const listFilter: ListFilter = { status: 'all', categoryIds: null, q: null, projects: null, sort: 'newest', lang: null, limit: 20, offset: 0, near: null };
 

@@ -67,7 +67,7 @@ async function seedActivity(db: Db): Promise<void> {
   log(`activity seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-type Captured = { sql: string; bindings: unknown[] };
+import type { Captured } from './wrk';
 
 async function main() {
   const base = process.env.DATABASE_URL;

@@ -1,7 +1,8 @@
 import request from 'supertest';
+import { community as makeCommunity, person as makePerson } from '../helpers/communities';
 import { serveForSandbox } from '../helpers/listening';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
-import { authHeaders, createUser, type TestUser } from '../helpers/auth';
+import type { TestUser } from '../helpers/auth';
 import { deliver, stripeEvent } from '../helpers/stripe';
 
 /** Community leaders (appointed by the owner) and the notifications around join requests. */
@@ -15,16 +16,8 @@ type H = Record<string, string>;
 const api = (p: string) => `/api/v1${p}`;
 const intentOf = (secret: string) => secret.split('_secret_')[0];
 
-async function person(opts: Partial<TestUser> = {}): Promise<{ u: TestUser; h: H }> {
-  const u = await createUser(db(), opts);
-  return { u, h: await authHeaders(t, u) };
-}
-
-async function community(h: H, body: Record<string, unknown> = {}) {
-  const r = await request(t.app).post(api('/communities')).set(h).send({ name: 'Night Owls', price_cents: 1500, interval: 'month', ...body });
-  expect(r.status).toBe(201);
-  return r.body.data as { id: string; slug: string };
-}
+const person = (opts: Partial<TestUser> = {}) => makePerson(t, opts);
+const community = (h: H, body: Record<string, unknown> = {}) => makeCommunity(t, h, body);
 
 /** Joins and pays (no approval needed), through the sandbox's signed events. */
 async function member(c: { id: string }) {

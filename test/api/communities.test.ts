@@ -1,7 +1,9 @@
 import request from 'supertest';
+import { community as makeCommunity, person as makePerson } from '../helpers/communities';
 import { serveForSandbox } from '../helpers/listening';
+import { until } from '../helpers/processes';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
-import { authHeaders, createUser, type TestUser } from '../helpers/auth';
+import type { TestUser } from '../helpers/auth';
 import { deliver, stripeEvent } from '../helpers/stripe';
 import { checkLedger } from '../../src/modules/integrity';
 import { sandboxFee } from '../../src/integrations/payments';
@@ -20,26 +22,8 @@ afterAll(closeDb);
 type H = Record<string, string>;
 const api = (p: string) => `/api/v1${p}`;
 
-async function person(opts: Partial<TestUser> = {}): Promise<{ u: TestUser; h: H }> {
-  const u = await createUser(db(), opts);
-  return { u, h: await authHeaders(t, u) };
-}
-
-async function community(h: H, body: Record<string, unknown> = {}) {
-  const r = await request(t.app).post(api('/communities')).set(h).send({ name: 'Night Owls', price_cents: 1500, interval: 'month', ...body });
-  expect(r.status).toBe(201);
-  return r.body.data as { id: string; slug: string };
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const person = (opts: Partial<TestUser> = {}) => makePerson(t, opts);
+const community = (h: H, body: Record<string, unknown> = {}) => makeCommunity(t, h, body);
 
 const intentOf = (secret: string) => secret.split('_secret_')[0];
 const joinRow = (id: string) => db()('community_joins').where({ id }).first();
@@ -180,7 +164,7 @@ describe('joining with approval', () => {
     expect(ok.body.data).toMatchObject({ id, status: 'approved' });
     expect(ok.body.data.decided_at).toEqual(expect.any(String));
     // The processor reports the off-session charge by webhook.
-    await until('the member', async () => (await joinRow(id)).status === 'active');
+    await until('the member', async () => (await joinRow(id)).status === 'active', 10_000, 50);
     expect(await db()('community_members').where({ community_id: c.id, user_id: m.u.id }).first()).toMatchObject({ role: 'member', status: 'active' });
     const sub = await db()('sandbox_objects').where({ id: (await joinRow(id)).processor_subscription_id }).first();
     expect(sub.data).toMatchObject({ status: 'active', default_payment_method: expect.stringMatching(/^pm_sb_/), metadata: { kind: 'community_join', join_id: id } });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeDb, testDb } from '../helpers/app';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
-import { freePort, ROOT } from '../helpers/processes';
+import { freePort, ROOT, until } from '../helpers/processes';
 
 /**
  * Proof (c): the whole money flow offline, in the real service as `npm start` runs it (its own
@@ -11,16 +11,6 @@ import { freePort, ROOT } from '../helpers/processes';
  * webhook the sandbox delivers over HTTP settles the gift into the campaign's totals.
  */
 
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000, everyMs = 250): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 let child: ChildProcess | null = null;
 let output = '';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, ROOT } from '../helpers/processes';
+import { freePort, ROOT, until } from '../helpers/processes';
 
 // The README's Quick start as a new user runs it: `npm start` with no DATABASE_URL, stopped by a
 // signal sent to the npm process (what `kill <pid>`, a supervisor or `docker stop` do), with the
@@ -33,16 +33,6 @@ function npm(args: string[], env: NodeJS.ProcessEnv): Running {
   return { child, output: () => out, exited };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 45_000, everyMs = 250): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const signUp = (port: number) =>
   fetch(`http://127.0.0.1:${port}/api/v1/idp/signup`, {
     method: 'POST',
@@ -66,7 +56,7 @@ function alive(pid: number): boolean {
 
 async function startServer(dataDir: string, port: number): Promise<Running & { postgres: number }> {
   const srv = npm(['start'], baseEnv(dataDir, port));
-  await until('the server', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined));
+  await until('the server', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined), 45_000);
   return { ...srv, postgres: postmasterPid(dataDir)! };
 }
 
