@@ -1,23 +1,12 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { StripeProcessor } from '../../src/integrations/payments/stripe';
+import { stripeDouble } from '../helpers/stripe-double';
 
 /**
  * The Stripe adapter's SetupIntent and subscription calls (communities) through the real SDK
  * against a small Stripe-compatible server that records each request.
  */
-
-interface Recorded {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  form: URLSearchParams;
-}
-
-const seen: Recorded[] = [];
-let server: http.Server;
-let apiUrl: string;
 
 function answer(path: string, form: URLSearchParams): [number, Record<string, unknown>] {
   if (path === '/v1/customers') return [200, { id: 'cus_1', object: 'customer' }];
@@ -30,32 +19,9 @@ function answer(path: string, form: URLSearchParams): [number, Record<string, un
   return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${path})` } }];
 }
 
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const path = new URL(req.url!, 'http://x').pathname;
-      const form = new URLSearchParams(body);
-      seen.push({ path, headers: req.headers, form });
-      const [status, json] = answer(path, form);
-      res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${seen.length}` });
-      res.end(JSON.stringify(json));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
+const { seen, url: apiUrl } = stripeDouble((_method, path, form) => answer(path, form));
 
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-});
-
-beforeEach(() => {
-  seen.length = 0;
-});
-
-const processor = () => new StripeProcessor(parseConfig({ STRIPE_SECRET_KEY: 'sk_test_adapter', STRIPE_API_URL: apiUrl, STRIPE_WEBHOOK_SECRET: 'whsec_x' }), null as unknown as Db);
+const processor = () => new StripeProcessor(parseConfig({ STRIPE_SECRET_KEY: 'sk_test_adapter', STRIPE_API_URL: apiUrl(), STRIPE_WEBHOOK_SECRET: 'whsec_x' }), null as unknown as Db);
 const meta = { kind: 'community_join', join_id: 'j-1' };
 
 test('when a SetupIntent is created, then a customer comes first and the intent saves the card for off-session use, each with its own idempotency key', async () => {

@@ -1,26 +1,13 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { parseConfig } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { StripeProcessor } from '../../src/integrations/payments/stripe';
+import { stripeDouble } from '../helpers/stripe-double';
 
 /**
  * The Stripe adapter through the real SDK against a small Stripe-compatible server started here
  * (STRIPE_API_URL), which records every request and answers Stripe-shaped JSON.
  */
-
-interface Recorded {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: http.IncomingHttpHeaders;
-  form: URLSearchParams;
-}
-
-const seen: Recorded[] = [];
-let server: http.Server;
-let apiUrl: string;
 
 function answer(method: string, path: string, form: URLSearchParams): [number, Record<string, unknown>] {
   const meta = Object.fromEntries([...form].filter(([k]) => k.startsWith('metadata[')).map(([k, v]) => [k.slice(9, -1), v]));
@@ -54,34 +41,11 @@ function answer(method: string, path: string, form: URLSearchParams): [number, R
   return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` } }];
 }
 
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const url = new URL(req.url!, 'http://x');
-      const form = new URLSearchParams(body);
-      seen.push({ method: req.method!, path: url.pathname, query: url.searchParams, headers: req.headers, form });
-      const [status, json] = answer(req.method!, url.pathname, form);
-      res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${seen.length}` });
-      res.end(JSON.stringify(json));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  await new Promise((r) => server.close(r));
-});
-
-beforeEach(() => {
-  seen.length = 0;
-});
+const { seen, url: apiUrl } = stripeDouble(answer);
 
 const noDb = null as unknown as Db;
 const processor = () =>
-  new StripeProcessor(parseConfig({ STRIPE_SECRET_KEY: 'sk_test_adapter', STRIPE_API_URL: apiUrl, STRIPE_WEBHOOK_SECRET: 'whsec_adapter_test' }), noDb);
+  new StripeProcessor(parseConfig({ STRIPE_SECRET_KEY: 'sk_test_adapter', STRIPE_API_URL: apiUrl(), STRIPE_WEBHOOK_SECRET: 'whsec_adapter_test' }), noDb);
 const last = () => seen[seen.length - 1]!;
 
 describe('Stripe adapter against a Stripe-compatible server', () => {
