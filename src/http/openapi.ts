@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import type { RouteDef, RouteModule } from './define-routes';
+import { idempotencyApplies } from './idempotency';
 
 export const API_VERSION = '3.1.2';
 
@@ -36,10 +37,23 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   415: 'Body of a media type the operation does not take',
+  422: 'Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED)',
   429: 'Rate limited',
   500: 'Server error',
   503: 'Dependency unavailable',
 };
+
+/** The header of every idempotent operation (decisions Part 3). */
+const idempotencyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept.',
+    ),
+});
 
 function toOpenApiPath(p: string): string {
   return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
@@ -87,6 +101,12 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
   if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
   if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
   if (r.limiters?.length) errs.add(429);
+  const idempotent = !mod.root && idempotencyApplies(r);
+  if (idempotent) {
+    errs.add(400);
+    errs.add(409);
+    errs.add(422);
+  }
   for (const s of [...errs].sort()) {
     responses[s] = {
       description: STATUS_TEXT[s] ?? 'Error',
@@ -116,6 +136,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
     request: {
       params: parts.has('params') ? (r.params as never) : undefined,
       query: parts.has('query') ? (r.query as never) : undefined,
+      headers: idempotent ? idempotencyHeaders : undefined,
       body: !parts.has('body')
         ? undefined
         : r.consumes
