@@ -103,6 +103,8 @@ export const GLOBAL_SKIP: Array<{ method?: string; path: RegExp }> = [
   { method: 'GET', path: /^\/ambassadors(\/.*)?$/ },
   { method: 'GET', path: /^\/users\/[^/]+\/(public|badges|campaigns)(\/.*)?$/ },
   { method: 'GET', path: /^\/donations\/recent\/?$/ },
+  // A gift's outcome (the return page polls it): the public limiter alone.
+  { method: 'GET', path: /^\/donations\/[0-9a-fA-F-]{36}\/?$/ },
   { method: 'GET', path: /^\/home\/activity\/?$/ },
   { method: 'GET', path: /^\/idp\/verify-email\/?$/ },
   { method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ },
