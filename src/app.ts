@@ -7,6 +7,7 @@ import type { AppContext } from './context';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
+import { EXPOSED_HEADERS, partnerCors } from './http/cors';
 import { buildOpenApi } from './http/openapi';
 import { createLimiters, skipsGlobal, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
@@ -85,21 +86,26 @@ function headersSetBy(mw: RequestHandler, req: Partial<Request>): Array<[string,
  * values depend only on its options. The Vary keeps shared caches of the public reads from
  * serving one origin's answer to another. Preflights (OPTIONS) still go through cors itself.
  */
-function staticHeaders(config: AppContext['config']): RequestHandler {
+function staticHeaders(config: AppContext['config'], modules: RouteModule[]): RequestHandler {
   // Helmet defaults, except that a service reached over plain http must not tell browsers to
   // upgrade its own asset requests (the docs page would then fail to load its scripts).
   const https = config.PUBLIC_URL.startsWith('https:');
   const secure = headersSetBy(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }), {});
-  const corsMw = cors({ origin: config.SITE_URL, credentials: true });
+  const corsMw = cors({ origin: config.SITE_URL, credentials: true, exposedHeaders: EXPOSED_HEADERS });
   const corsHeaders = headersSetBy(corsMw, { method: 'GET', headers: {} });
-  return (req, res, next) => {
-    for (const [name, value] of secure) res.setHeader(name, value);
+  const site: RequestHandler = (req, res, next) => {
     if (req.method === 'OPTIONS') return corsMw(req, res, next);
     for (const [name, value] of corsHeaders) {
       if (name === 'Vary') res.vary(value);
       else res.setHeader(name, value);
     }
     next();
+  };
+  // CORS_ORIGINS (partner sites) may call the public reads without credentials; see http/cors.ts.
+  const withPartners = partnerCors(config, modules, site) ?? site;
+  return (req, res, next) => {
+    for (const [name, value] of secure) res.setHeader(name, value);
+    withPartners(req, res, next);
   };
 }
 
@@ -156,7 +162,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
     app.set('trust proxy', /^\d+$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v);
   }
   app.use(requestLogging(app, ctx.log));
-  app.use(staticHeaders(config));
+  app.use(staticHeaders(config, modules));
   const parseCookies = cookieParser();
   const csrf = csrfProtection(config);
   // The raw bytes are kept only where a route asks for them (the Stripe webhook's signature check).

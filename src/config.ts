@@ -4,6 +4,25 @@ import { z } from 'zod';
 // Every variable of decisions.md, plus a few operational knobs (documented in README/.env.example).
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const url = z.url();
+/** Comma-separated origins (scheme://host[:port]), e.g. partner sites that read the public API. */
+const origins = z.string().transform((v, ctx) => {
+  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const out: string[] = [];
+  for (const o of list) {
+    let origin: string | null = null;
+    try {
+      origin = new URL(o).origin;
+    } catch {
+      origin = null;
+    }
+    if (!origin || origin === 'null' || origin !== o.replace(/\/+$/, '')) {
+      ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin (scheme://host[:port], no path)` });
+      return z.NEVER;
+    }
+    out.push(origin);
+  }
+  return out;
+});
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -11,6 +30,8 @@ const schema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: url.optional(),
   SITE_URL: url.default('http://localhost:5173'),
+  // Other origins that may call the public reads (auth none or optional) without credentials.
+  CORS_ORIGINS: origins.optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
