@@ -92,7 +92,6 @@ function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: W
     Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, (typeof enc === 'string' ? enc : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array);
   const write = res.write;
   const end = res.end;
-  let settled = false;
   res.write = function captureWrite(this: Response, chunk: any, ...rest: any[]) {
     if (chunk) chunks.push(toBuffer(chunk, rest[0]));
     return (write as any).call(this, chunk, ...rest);
@@ -103,7 +102,6 @@ function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: W
     if (chunk) chunks.push(toBuffer(chunk, enc));
     res.write = write;
     res.end = end;
-    settled = true;
     const status = res.statusCode;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
@@ -120,10 +118,9 @@ function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: W
       .finally(() => (end as any).call(res, chunk, enc, cb));
     return res;
   } as Response['end'];
-  // A response that closes without ever ending (the socket dropped before any answer) frees the key.
-  res.once('close', () => {
-    if (!settled) void releaseKey(ctx.db, where).catch(() => undefined);
-  });
+  // A client that gives up (timeout, dropped connection) does not free the key: its handler still
+  // runs, and its answer is stored when it ends, for the retry to replay. A handler that never
+  // answers leaves a stale claim that a retry takes over after STALE_IN_FLIGHT_MINUTES.
 }
 
 /**

@@ -119,6 +119,28 @@ describe('Idempotency-Key on POST', () => {
     expect(third.headers['idempotent-replayed']).toBe('true');
   });
 
+  test('when the client gives up on a request and retries, then the retry waits (409) and then replays the one gift', async () => {
+    const f = await createFundraiser(testDb(), owner.id);
+    const key = randomUUID();
+    const hold = holdCheckout();
+    const abandoned = gift(key, { fundraiser_id: f.id }).timeout({ response: 200 }).then(
+      () => 'answered',
+      () => 'gave up',
+    );
+    await hold.started;
+    expect(await abandoned).toBe('gave up');
+    expect((await gift(key, { fundraiser_id: f.id })).status).toBe(409);
+    hold.release();
+    let retry = await gift(key, { fundraiser_id: f.id });
+    for (let i = 0; i < 50 && retry.status === 409; i += 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      retry = await gift(key, { fundraiser_id: f.id });
+    }
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(await giftsFor(f.id)).toHaveLength(1);
+  });
+
   test('when the first answer is a 5xx, then the key is freed and a retry runs again', async () => {
     const f = await createFundraiser(testDb(), owner.id);
     const key = randomUUID();
