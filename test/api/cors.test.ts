@@ -28,7 +28,7 @@ describe('CORS', () => {
     }
   });
 
-  test('when a CORS_ORIGINS origin reads a public read, then it is allowed without credentials and sees the exposed headers', async () => {
+  test('when a CORS_ORIGINS origin reads a public read, then it is allowed without credentials and sees the exposed headers; anything else names only SITE_URL', async () => {
     for (const path of ['/api/v1/fundraisers', '/api/v1/donations/recent', '/api/v1/donations/00000000-0000-4000-8000-000000000000', '/healthz']) {
       const res = await request(t.app).get(path).set('Origin', PARTNER);
       expect({ path, allow: res.headers['access-control-allow-origin'] }).toEqual({ path, allow: PARTNER });
@@ -38,9 +38,8 @@ describe('CORS', () => {
     }
     const other = await request(t.app).get('/api/v1/fundraisers').set('Origin', 'https://other.test');
     expect(other.headers['access-control-allow-origin']).toBe('https://other.test');
-  });
 
-  test('when a CORS_ORIGINS origin calls a signed-in read or any write, then the answer names only SITE_URL', async () => {
+    // A signed-in read or any write answers with SITE_URL only: the browser refuses it to the partner.
     const answers = [
       await request(t.app).get('/api/v1/me/capabilities').set('Origin', PARTNER),
       await request(t.app).get('/api/v1/me/donations').set('Origin', PARTNER),
@@ -50,7 +49,7 @@ describe('CORS', () => {
     for (const res of answers) expect(res.headers['access-control-allow-origin']).toBe('http://site.test');
   });
 
-  test('when a CORS_ORIGINS origin sends a preflight, then a public GET is allowed (no credentials, no Authorization header) and nothing else', async () => {
+  test('when a CORS_ORIGINS origin sends a preflight, then a public GET is allowed (no credentials, no Authorization header) and nothing else; unlisted origins get nothing', async () => {
     const ok = await request(t.app)
       .options('/api/v1/fundraisers')
       .set('Origin', PARTNER)
@@ -77,9 +76,8 @@ describe('CORS', () => {
     expect(site.headers['access-control-allow-origin']).toBe('http://site.test');
     expect(site.headers['access-control-allow-credentials']).toBe('true');
     expect(site.headers['access-control-allow-headers']).toBe('content-type, idempotency-key');
-  });
 
-  test('when an origin is not listed, then it gets no allowance', async () => {
+    // An origin not listed gets no allowance.
     const res = await request(t.app).get('/api/v1/fundraisers').set('Origin', 'http://evil.test');
     expect(res.headers['access-control-allow-origin']).toBe('http://site.test');
     const pre = await request(t.app).options('/api/v1/fundraisers').set('Origin', 'http://evil.test').set('Access-Control-Request-Method', 'GET');
