@@ -8,6 +8,8 @@ import { authHeaders, createUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
 import { orgWithRoles } from '../helpers/organizations';
+import { deliver, stripeEvent } from '../helpers/stripe';
+import { chargeRefunded, piSucceeded, startGift } from './donations-fixtures';
 import { WEBHOOK_DELIVERY_QUEUE } from '../../src/modules/webhook-endpoints';
 import { deliveryHandler, retryDelayMs } from '../../src/modules/webhook-endpoints/webhook-endpoints.delivery';
 
@@ -112,6 +114,48 @@ describe('deliveries', () => {
     expect(log.body.data).toEqual([
       { id: expect.any(String), event_id: got.headers['webhook-id'], event_type: 'donation.paid', status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null, created_at: expect.any(String) },
     ]);
+  });
+
+  it('when the processor settles and then refunds a gift, then donation.paid (with message, paid_at) and donation.refunded arrive, and no email or processor id', async () => {
+    const { u, h } = await signedIn();
+    const path = uniquePath('ok');
+    const ep = await endpointFor(h, path, ['donation.paid', 'donation.refunded']);
+    const f = await createFundraiser(db(), u.id);
+    const g = await startGift(t, f.id, 4_000, 0, { message: 'Bravo', donor_name: 'Ada' });
+    expect((await deliver(t, piSucceeded(g))).status).toBe(200);
+    await t.runJobs();
+    expect((await deliver(t, chargeRefunded(g, 4_000))).status).toBe(200);
+    await t.runJobs();
+    const events = at(path).map((r) => new Webhook(ep.secret).verify(r.body, r.headers) as any);
+    expect(events.map((e) => e.type)).toEqual(['donation.paid', 'donation.refunded']);
+    const row = await db()('donations').where({ id: g.donation_id }).first();
+    expect(events[0].data).toEqual({
+      donation_id: g.donation_id,
+      fundraiser_id: f.id,
+      amount_cents: 4_000,
+      tip_cents: 0,
+      currency: 'USD',
+      donor_name: 'Ada',
+      message: 'Bravo',
+      paid_at: new Date(row.paid_at).toISOString(),
+    });
+    expect(events[1].data).toEqual({ donation_id: g.donation_id, fundraiser_id: f.id, refunded_cents: 4_000, fully: true });
+    expect(at(path).map((r) => r.body).join()).not.toMatch(/guest@example\.test|pi_|ch_/);
+  });
+
+  it("when a payout reaches the holder's bank, then payout.paid goes to the holder's endpoint", async () => {
+    const { h } = await signedIn();
+    const path = uniquePath('ok');
+    const ep = await endpointFor(h, path, ['payout.paid']);
+    const r = await request(t.app).post('/api/v1/processor/connect/onboarding').set(h).send({});
+    const account = r.body.data.account_id as string;
+    const acct = { id: account, object: 'account', charges_enabled: true, payouts_enabled: true, details_submitted: true };
+    expect((await deliver(t, stripeEvent('account.updated', acct, { account }))).status).toBe(200);
+    const po = { id: `po_test_${Math.random().toString(36).slice(2, 10)}`, object: 'payout', amount: 1234, currency: 'usd', status: 'paid', arrival_date: Math.floor(Date.now() / 1000) };
+    expect((await deliver(t, stripeEvent('payout.paid', po, { account }))).status).toBe(200);
+    await t.runJobs();
+    const events = at(path).map((x) => new Webhook(ep.secret).verify(x.body, x.headers) as any);
+    expect(events).toEqual([{ type: 'payout.paid', timestamp: expect.any(String), data: { payout_id: expect.any(String), amount_cents: 1234, currency: 'usd' } }]);
   });
 
   it('when the donor gave anonymously, then donor_name is null', async () => {
