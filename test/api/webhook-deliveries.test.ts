@@ -93,6 +93,20 @@ describe('deliveries', () => {
     expect(at(path).map((r) => r.body).join()).not.toMatch(/guest@example\.test|pi_|ch_/);
   });
 
+  it('when a settled gift takes the campaign past its goal, then fundraiser.goal_reached arrives once', async () => {
+    const { u, h } = await signedIn();
+    const path = uniquePath('ok');
+    const ep = await endpointFor(h, path, ['fundraiser.goal_reached']);
+    const f = await createFundraiser(db(), u.id, { goal_amount_cents: 1_000 });
+    for (const amount of [1_500, 700]) {
+      expect((await deliver(t, piSucceeded(await startGift(t, f.id, amount)))).status).toBe(200);
+      await t.runJobs();
+    }
+    expect(at(path).map((r) => new Webhook(ep.secret).verify(r.body, r.headers))).toEqual([
+      { type: 'fundraiser.goal_reached', timestamp: expect.any(String), data: { fundraiser_id: f.id } },
+    ]);
+  });
+
   it("when a payout reaches the holder's bank, then payout.paid goes to the holder's endpoint", async () => {
     const { h } = await signedIn();
     const path = uniquePath('ok');
