@@ -107,6 +107,8 @@ const schema = z.object({
   GIF_PROVIDER: z.enum(['tenor', 'giphy']).optional(),
   GIF_API_KEY: z.string().min(1).optional(),
   GIF_API_URL: url.optional(),
+  // Outbound webhooks may reach loopback and private addresses (development, tests); link-local never.
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   // Key prefix of the rate-limit buckets in Redis: lets several deployments (or test runs) share one Redis.
   RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });

@@ -22,6 +22,9 @@ export interface EventMap {
     receipt_id: string;
     /** The `ref` the donor paid with (absent on events queued before it was carried). */
     referral_code?: string | null;
+    /** The donor's public message, and when the gift settled (absent on events queued before they were carried). */
+    message?: string | null;
+    paid_at?: string;
   };
   /** A gift was refunded, fully or in part. */
   'donation.refunded': {
@@ -51,6 +54,10 @@ export interface EventMap {
   'endorsement.created': { fundraiser_id: string; endorser_user_id: string; holder_user_id: string; message: string | null };
   /** A payout from a connected account reached the holder's bank. */
   'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
+  /** A payout from a connected account failed (its money went back to the account). Not emitted yet: see the payouts module. */
+  'payout.failed': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
+  /** Someone commented on a campaign (a reply names its top-level comment in parent_id). */
+  'comment.created': { comment_id: string; fundraiser_id: string; parent_id: string | null; author_user_id: string; created_at: string };
   /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
   'update.posted': { update_id: string; fundraiser_id: string; author_user_id: string; created_at: string };
   /** Someone started following a user or an organization (a new follow, not a repeated one). */

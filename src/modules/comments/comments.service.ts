@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
@@ -78,7 +79,11 @@ export async function createComment(
     // One level of threading: a reply to a reply joins its top-level thread.
     parentId = parent.parent_id ?? parent.id;
   }
-  const id = await repo.insert(ctx.db, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
+  const id = await ctx.db.transaction(async (trx) => {
+    const cid = await repo.insert(trx, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
+    await emit(trx, 'comment.created', { comment_id: cid, fundraiser_id: f.id, parent_id: parentId, author_user_id: actor.userId, created_at: new Date().toISOString() });
+    return cid;
+  });
   return toComment((await repo.findOne(ctx.db, id, actor.userId))!);
 }
 
