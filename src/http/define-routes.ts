@@ -6,6 +6,7 @@ import { enforceAuth, type AuthRule } from './auth-rules';
 import { hasSessionCookie } from './cookies';
 import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
+import { recordExample, recordingExamples } from './openapi-examples';
 import type { LimiterName, Limiters } from './rate-limits';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -156,7 +157,10 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();
-      else res.status(status).json(result);
+      else {
+        if (recordingExamples) recordExample(def.method, req.baseUrl + req.route.path, { status, request: def.body ? req.body : undefined, response: result });
+        res.status(status).json(result);
+      }
     } catch (err) {
       next(err);
     }
