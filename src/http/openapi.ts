@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { z, type ZodType } from 'zod';
 import type { RouteDef, RouteModule } from './define-routes';
 import { exampleKey, loadExamples } from './openapi-examples';
+import { orderByTags } from './openapi-tags';
 
 export const API_VERSION = '3.1.2';
 
@@ -150,15 +151,17 @@ function newRegistry(): OpenAPIRegistry {
 const SERVERS = [{ url: '/', description: 'The host serving this document' }];
 
 function generate(registry: OpenAPIRegistry): Record<string, unknown> {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  return orderByTags(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Crowdfunding Platform REST API',
       version: API_VERSION,
+      // A private service: the SPDX form for "no licence is granted".
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: 'Errors are never wrapped: `{ error, message, code?, details? }`. Money is integer cents.',
     },
     servers: SERVERS,
-  }) as unknown as Record<string, unknown>;
+  }) as unknown as Record<string, unknown>);
 }
 
 /**
