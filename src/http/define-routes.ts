@@ -7,6 +7,7 @@ import { hasSessionCookie } from './cookies';
 import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
 import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
+import { recordExample, recordingExamples } from './openapi-examples';
 import type { LimiterName, Limiters } from './rate-limits';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -176,7 +177,10 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();
-      else res.status(status).json(result);
+      else {
+        if (recordingExamples) recordExample(def.method, req.baseUrl + req.route.path, { status, request: def.body ? req.body : undefined, response: result });
+        res.status(status).json(result);
+      }
     } catch (err) {
       next(err);
     }

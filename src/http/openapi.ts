@@ -2,6 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { z, type ZodType } from 'zod';
 import type { RouteDef, RouteModule } from './define-routes';
 import { idempotencyApplies } from './idempotency';
+import { exampleKey, loadExamples } from './openapi-examples';
+import { orderByTags } from './openapi-tags';
 
 export const API_VERSION = '3.1.2';
 
@@ -84,8 +86,12 @@ const PARTS: Part[] = ['params', 'query', 'body', 'response'];
 
 function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, parts: Set<Part> = new Set(PARTS)) {
   const full = (mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path);
+  const path = toOpenApiPath(full);
+  const example = loadExamples()[exampleKey(r.method, path)];
   const responses: RouteConfig['responses'] = {};
   const ok = r.status ?? 200;
+  const okExample = example && example.status === ok && example.response !== undefined ? { example: example.response } : {};
+  const bodyExample = example?.request !== undefined ? { example: example.request } : {};
   responses[ok] = r.produces
     ? {
         description: 'Success',
@@ -93,7 +99,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
         content: { [r.produces]: { schema: r.response && parts.has('response') ? (r.response as ZodType) : { type: 'string', format: 'binary' } } },
       }
     : r.response && parts.has('response')
-      ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType } } }
+      ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType, ...okExample } } }
       : { description: 'Success' };
   const errs = new Set<number>([...(r.errors ?? []), 500]);
   if (r.params || r.query || r.body) errs.add(400);
@@ -124,7 +130,6 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
       ? `Schema not rendered for: ${PARTS.filter((p) => !parts.has(p)).join(', ')}.`
       : undefined,
   ].filter(Boolean);
-  const path = toOpenApiPath(full);
   registry.registerPath({
     method: r.method,
     path,
@@ -142,7 +147,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
         : r.consumes
           ? { content: { [r.consumes.mediaType]: { schema: r.consumes.schema } } }
           : r.body
-            ? { content: { 'application/json': { schema: r.body as ZodType } } }
+            ? { content: { 'application/json': { schema: r.body as ZodType, ...bodyExample } } }
             : undefined,
     },
     responses,
@@ -167,15 +172,17 @@ function newRegistry(): OpenAPIRegistry {
 const SERVERS = [{ url: '/', description: 'The host serving this document' }];
 
 function generate(registry: OpenAPIRegistry): Record<string, unknown> {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  return orderByTags(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Crowdfunding Platform REST API',
       version: API_VERSION,
+      // A private service: the SPDX form for "no licence is granted".
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: 'Errors are never wrapped: `{ error, message, code?, details? }`. Money is integer cents.',
     },
     servers: SERVERS,
-  }) as unknown as Record<string, unknown>;
+  }) as unknown as Record<string, unknown>);
 }
 
 /**

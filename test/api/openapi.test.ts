@@ -181,6 +181,10 @@ describe('OpenAPI and docs', () => {
     }
     const init = await request(app).get('/api/v1/docs/init.js');
     expect(init.text).toContain('/api/v1/openapi.json');
+    // Usable on a phone: the page lays out for the device's width and operations start folded.
+    expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(page.text).toMatch(/@media \(max-width: 640px\)/);
+    expect(init.text).toContain("docExpansion: 'none'");
     // Served over http here: the page must not ask browsers to upgrade its asset requests.
     expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
     expect(page.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);
