@@ -1,16 +1,19 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
 import { createApiClient, describeError } from '../../clients/typescript/src';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, sessionCookies } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { serveForSandbox } from '../helpers/listening';
 import { registerOrg } from '../helpers/organizations';
+import { webhookReceiver } from '../helpers/webhook-receiver';
 
 afterAll(closeDb);
 
-const t = createTestApp();
+const t = createTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+const receiver = webhookReceiver();
 const server = serveForSandbox(t);
 const guest = () => createApiClient({ baseUrl: server.base() });
 
@@ -87,5 +90,38 @@ describe('the typed TypeScript client (clients/typescript) against a running ser
     const read = await guest().GET('/api/v1/organizations/{idOrSlug}', { params: { path: { idOrSlug: org.slug } } });
     expect(read.response.status).toBe(200);
     expect(read.data!.data.slug).toBe(org.slug);
+  });
+
+  test('when an integrator follows the README (API key, idempotent gift, return page, signed webhook) then each step works', async () => {
+    const owner = await createUser(testDb());
+    const f = await createFundraiser(testDb(), owner.id);
+    const browser = createApiClient({ baseUrl: server.base(), headers: { ...(await sessionCookies(t, owner)), Origin: 'http://site.test' } });
+    const made = await browser.POST('/api/v1/api-keys', { body: { name: 'partner server' } });
+    const api = createApiClient({ baseUrl: server.base(), apiKey: made.data!.api_key });
+
+    const hookPath = receiver.path('ok');
+    const endpoint = await api.POST('/api/v1/webhook-endpoints', { body: { url: receiver.base() + hookPath, events: ['donation.paid'] } });
+    expect(endpoint.response.status).toBe(201);
+
+    const key = crypto.randomUUID();
+    const body = { fundraiser_id: f.id, amount_cents: 2_500, donor_email: 'ada@example.test', donor_name: 'Ada' };
+    const first = await guest().POST('/api/v1/donations', { headers: { 'Idempotency-Key': key }, body });
+    const again = await guest().POST('/api/v1/donations', { headers: { 'Idempotency-Key': key }, body });
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.data!.data.donation_id).toBe(first.data!.data.donation_id);
+
+    const id = first.data!.data.donation_id;
+    const pending = await guest().GET('/api/v1/donations/{id}', { params: { path: { id } } });
+    expect(pending.data!.data.status).toBe('pending');
+    const sessionId = new URL(first.data!.data.url).pathname.split('/').pop()!;
+    await fetch(`${server.base()}/sandbox/checkout/${sessionId}/complete`, { method: 'POST', redirect: 'manual' });
+    const paid = await guest().GET('/api/v1/donations/{id}', { params: { path: { id } } });
+    expect(paid.data!.data).toMatchObject({ status: 'paid', amount_cents: 2_500, fundraiser: { id: f.id, slug: f.slug } });
+
+    await t.runJobs();
+    await t.runJobs();
+    const [delivery] = receiver.at(hookPath);
+    const event = new Webhook(endpoint.data!.data.secret).verify(delivery!.body, delivery!.headers) as { type: string; data: { donation_id: string } };
+    expect(event).toMatchObject({ type: 'donation.paid', data: { donation_id: id } });
   });
 });

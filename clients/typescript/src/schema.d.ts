@@ -623,9 +623,29 @@ export interface paths {
         put?: never;
         /**
          * Start a gift with a hosted checkout
-         * @description Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); both default to {site_url}/fundraisers/{slug}?donation={donation_id}. Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken, else 403 `{ captchaFailed: true }`; no native-app attestation (X-App-Attestation) is accepted (APP_ATTESTATION_KEYS is not supported). `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
+         * @description Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); success_url defaults to {site_url}/fundraisers/{slug}?donation={donation_id}, cancel_url to the same with &canceled=true. Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken, else 403 `{ captchaFailed: true }`; no native-app attestation (X-App-Attestation) is accepted (APP_ATTESTATION_KEYS is not supported). `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
          */
         post: operations["postDonations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/donations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A gift's outcome
+         * @description For the Checkout return page ({site_url}/fundraisers/{slug}?donation={id}, with &canceled=true when the donor canceled): the donation id is the capability, no sign-in needed. `status` is pending until the processor settles the gift (poll a few times), then paid (or failed, refunded); `receipt_id` is null until paid. Never carries an email, a name or a processor id. 404 for an unknown id. Auth: optional. Rate limiters: public.
+         */
+        get: operations["getDonationsById"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3210,6 +3230,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's webhook endpoints and those of organizations where they hold org.update_settings (never the secret)
+         * @description Auth: required.
+         */
+        get: operations["getWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (its signing secret is shown only here and on rotation)
+         * @description Any signed-in credential. With `organization_id` the endpoint receives that organization's campaign and payout events and needs org.update_settings there (unknown 404, else 403); without it, the caller's own. The URL must be https in production; a host that is or resolves to a loopback, private, link-local or metadata address answers 400 with code `WEBHOOK_URL_REFUSED` (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private ranges, never link-local). Deliveries follow the Standard Webhooks spec: headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>` keyed by the secret). Auth: required.
+         */
+        post: operations["postWebhookEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint (never the secret)
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         */
+        get: operations["getWebhookEndpointsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its delivery log
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         */
+        delete: operations["deleteWebhookEndpointsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint (url, events, description, status)
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. A new URL is checked as on creation (400 WEBHOOK_URL_REFUSED). A disabled endpoint receives no events (a test ping still goes). Auth: required.
+         */
+        patch: operations["patchWebhookEndpointsById"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's deliveries, newest first
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. A failed attempt is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h and 10 h, then the delivery is `failed`. Auth: required.
+         */
+        get: operations["getWebhookEndpointsByIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now (same webhook-id)
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. An unknown delivery, or one of another endpoint, answers 404 `Webhook delivery not found`. Auth: required.
+         */
+        post: operations["postWebhookEndpointsByIdDeliveriesByDeliveryIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret (the old one stops signing at once)
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         */
+        post: operations["postWebhookEndpointsByIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a `ping` event to the endpoint
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         */
+        post: operations["postWebhookEndpointsByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/stripe": {
         parameters: {
             query?: never;
@@ -3261,7 +3413,7 @@ export interface paths {
         put?: never;
         /**
          * Built-in identity provider speaking Cognito's JSON protocol (X-Amz-Target AWSCognitoIdentityProviderService.<Operation>)
-         * @description Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "local-app-client". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException, TooManyRequestsException (the auth rate limit on password and code operations), InternalErrorException. GlobalSignOut with an access token already signed out answers NotAuthorizedException. Auth: none. Rate limiters: auth.
+         * @description Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut, ForgotPassword (mails a 6-digit code, one hour; the same answer whether or not the account exists), ConfirmForgotPassword (signs the account out everywhere), ResendConfirmationCode (accounts are confirmed at sign-up: mails a new email-verification link to an unverified address), GetUser and ChangePassword (with the access token). ClientId is "local-app-client". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException, TooManyRequestsException (the auth rate limit on password, code and mail operations), InternalErrorException. GlobalSignOut with an access token already signed out answers NotAuthorizedException. Auth: none. Rate limiters: auth.
          */
         post: operations["postLocalIdp"];
         delete?: never;
@@ -3864,7 +4016,10 @@ export interface operations {
     postAdminDmcaNoticesByIdTakedown: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3940,8 +4095,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3963,7 +4136,10 @@ export interface operations {
     postAdminFundraisersByIdApprove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4027,6 +4203,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -4041,7 +4226,10 @@ export interface operations {
     postAdminFundraisersByIdReject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4113,6 +4301,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4356,7 +4553,10 @@ export interface operations {
     postAmbassadorApplications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4399,8 +4599,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4624,7 +4842,10 @@ export interface operations {
     postApiKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4684,8 +4905,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5182,7 +5421,10 @@ export interface operations {
     postCommunities: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5270,6 +5512,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5367,7 +5618,10 @@ export interface operations {
     postCommunitiesByIdFundWithdrawals: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The community id (uuid) or its slug */
                 id: string;
@@ -5432,8 +5686,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5464,7 +5736,10 @@ export interface operations {
     postCommunitiesByIdFundWithdrawalsCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The community id (uuid) or its slug */
                 id: string;
@@ -5510,6 +5785,24 @@ export interface operations {
             };
             /** @description Not allowed (permission, flag, verified email, ...) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5612,7 +5905,10 @@ export interface operations {
     postCommunitiesByIdJoinRequestsByRequestIdApprove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The community id (uuid) or its slug */
                 id: string;
@@ -5670,6 +5966,15 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5700,7 +6005,10 @@ export interface operations {
     postCommunitiesByIdJoinRequestsByRequestIdDecline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The community id (uuid) or its slug */
                 id: string;
@@ -5765,6 +6073,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -5779,7 +6096,10 @@ export interface operations {
     postCommunitiesByIdJoinPaid: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The community id (uuid) or its slug */
                 id: string;
@@ -5845,6 +6165,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6075,7 +6404,10 @@ export interface operations {
     postDmcaNotice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6139,8 +6471,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6229,7 +6579,10 @@ export interface operations {
     postDonations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6240,7 +6593,7 @@ export interface operations {
                     amount_cents: number;
                     /** @description Hide the donor's name on public reads */
                     anonymous?: boolean;
-                    /** @description On SITE_URL's origin; same default */
+                    /** @description On SITE_URL's origin; default {site_url}/fundraisers/{slug}?donation={donation_id}&canceled=true */
                     cancel_url?: string;
                     /** @description Guests, when CAPTCHA is configured */
                     captchaToken?: string;
@@ -6288,8 +6641,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6317,6 +6688,73 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDonationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            amount_cents: number;
+                            created_at: string;
+                            currency: string;
+                            fundraiser: {
+                                id: string;
+                                slug: string;
+                                title: string;
+                            };
+                            id: string;
+                            paid_at: string | null;
+                            /** @description null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it */
+                            receipt_id: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "paid" | "failed" | "refunded";
+                            tip_cents: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6396,7 +6834,10 @@ export interface operations {
     postDonationsReceiptByReceiptIdNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 receiptId: string;
             };
@@ -6446,8 +6887,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6478,7 +6937,10 @@ export interface operations {
     postDonationsReceiptEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6515,8 +6977,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6814,7 +7294,10 @@ export interface operations {
     postFundraisers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6900,8 +7383,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7275,7 +7776,10 @@ export interface operations {
     postFundraisersByIdComments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7358,8 +7862,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7390,7 +7912,10 @@ export interface operations {
     postFundraisersByIdEndorse: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7455,8 +7980,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7552,7 +8095,10 @@ export interface operations {
     postFundraisersByIdEndorsementRequests: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7615,8 +8161,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7647,7 +8211,10 @@ export interface operations {
     postFundraisersByIdMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7712,6 +8279,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -7723,6 +8299,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8101,7 +8686,10 @@ export interface operations {
     postFundraisersByIdShares: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -8150,8 +8738,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9412,7 +10018,10 @@ export interface operations {
     postIdpResendVerification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9444,8 +10053,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9778,7 +10405,10 @@ export interface operations {
     postImageCrops: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9827,8 +10457,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9924,7 +10572,10 @@ export interface operations {
     postImagesGenerate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9970,8 +10621,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11036,7 +11705,10 @@ export interface operations {
     postOrgAdminBySlugChildren: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description ^[a-z0-9][a-z0-9-]{0,254}$; anything else 404 */
                 slug: string;
@@ -11111,6 +11783,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11286,7 +11967,10 @@ export interface operations {
                 is_public?: "true" | "false";
                 name: string;
             };
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description ^[a-z0-9][a-z0-9-]{0,254}$; anything else 404 */
                 slug: string;
@@ -11346,6 +12030,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -11357,6 +12050,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11704,7 +12406,10 @@ export interface operations {
     postOrgAdminBySlugMembers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description ^[a-z0-9][a-z0-9-]{0,254}$; anything else 404 */
                 slug: string;
@@ -11782,6 +12487,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12319,7 +13033,10 @@ export interface operations {
     postOrganizations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12409,6 +13126,15 @@ export interface operations {
             };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12878,7 +13604,10 @@ export interface operations {
     postPaymentsCreateIntent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12937,8 +13666,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13156,7 +13903,10 @@ export interface operations {
     postPayoutsRefresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13213,8 +13963,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13348,7 +14116,10 @@ export interface operations {
     postPlatformTips: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13397,8 +14168,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13507,7 +14296,10 @@ export interface operations {
     postPlatformTipsByIdReceiptEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13545,8 +14337,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13580,7 +14390,10 @@ export interface operations {
                 /** @description The visitor id, for clients without the `visitor_id` cookie */
                 v?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -13606,6 +14419,24 @@ export interface operations {
             };
             /** @description Not found or not readable by the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13696,7 +14527,10 @@ export interface operations {
     postProcessorConnectDashboardLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13748,8 +14582,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13780,7 +14632,10 @@ export interface operations {
     postProcessorConnectOnboarding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13842,8 +14697,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14379,7 +15252,10 @@ export interface operations {
     postProjectsByFundraiserIdMilestones: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 fundraiserId: string;
             };
@@ -14451,8 +15327,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14785,7 +15679,10 @@ export interface operations {
     postProjectsByFundraiserIdUpdates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 fundraiserId: string;
             };
@@ -14864,8 +15761,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15357,7 +16272,10 @@ export interface operations {
                 /** @description `1` or `true` replaces a hand-edited translation */
                 force?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 fundraiserId: string;
                 lang: "en" | "ru" | "uk" | "es";
@@ -15424,6 +16342,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -15447,7 +16374,10 @@ export interface operations {
     postReferralsClicks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15491,8 +16421,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15523,7 +16471,10 @@ export interface operations {
     postReports: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15581,8 +16532,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15806,7 +16775,10 @@ export interface operations {
     postSubscriptions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15864,8 +16836,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15977,7 +16967,10 @@ export interface operations {
     postUnsubscribe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16015,8 +17008,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16103,7 +17114,10 @@ export interface operations {
     postUnsubscribeRequest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16136,8 +17150,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16168,7 +17200,10 @@ export interface operations {
     postUnsubscribeResubscribe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16206,8 +17241,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16730,7 +17783,10 @@ export interface operations {
     postUsersMePrivateContactResend: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16755,8 +17811,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16928,6 +18011,666 @@ export interface operations {
             };
         };
     };
+    getWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
+                limit?: number;
+                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            description: string | null;
+                            events: string[];
+                            id: string;
+                            organization_id: string | null;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description The event types to receive, or ['*'] for all */
+                    events: [
+                        "*"
+                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
+                    /** @description An organization where the caller holds org.update_settings: the endpoint then receives its events */
+                    organization_id?: string | null;
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: https in production; loopback, private, link-local and metadata hosts are refused (400 WEBHOOK_URL_REFUSED)
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            description: string | null;
+                            events: string[];
+                            id: string;
+                            organization_id: string | null;
+                            /** @description whsec_ + base64: shown only on creation and rotation */
+                            secret: string;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpointsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            description: string | null;
+                            events: string[];
+                            id: string;
+                            organization_id: string | null;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpointsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchWebhookEndpointsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description The event types to receive, or ['*'] for all */
+                    events?: [
+                        "*"
+                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
+                    /** @enum {string} */
+                    status?: "enabled" | "disabled";
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: https in production; loopback, private, link-local and metadata hosts are refused (400 WEBHOOK_URL_REFUSED)
+                     */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            description: string | null;
+                            events: string[];
+                            id: string;
+                            organization_id: string | null;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpointsByIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
+                limit?: number;
+                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            attempts: number;
+                            created_at: string;
+                            event_id: string;
+                            event_type: string;
+                            id: string;
+                            last_status_code: number | null;
+                            next_attempt_at: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhookEndpointsByIdDeliveriesByDeliveryIdRetry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery_id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhookEndpointsByIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhookEndpointsByIdTest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery_id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postWebhooksStripe: {
         parameters: {
             query?: never;
@@ -17011,7 +18754,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/x-amz-json-1.1": {
-                    /** @description GlobalSignOut: the access token */
+                    /** @description GlobalSignOut, GetUser, ChangePassword: the access token */
                     AccessToken?: string;
                     /**
                      * @description InitiateAuth
@@ -17036,10 +18779,14 @@ export interface operations {
                     };
                     /** @description The app client id: "local-app-client" (not needed by GlobalSignOut) */
                     ClientId?: string;
-                    /** @description ConfirmSignUp */
+                    /** @description ConfirmSignUp, ConfirmForgotPassword: the mailed 6-digit code */
                     ConfirmationCode?: string;
-                    /** @description SignUp */
+                    /** @description SignUp; ConfirmForgotPassword: the new password */
                     Password?: string;
+                    /** @description ChangePassword */
+                    PreviousPassword?: string;
+                    /** @description ChangePassword */
+                    ProposedPassword?: string;
                     /** @description RespondToAuthChallenge: the Session of the challenge */
                     Session?: string;
                     /** @description SignUp: email and optional name (never derived from the email) */
@@ -17087,6 +18834,20 @@ export interface operations {
                     } | {
                         UserConfirmed: boolean;
                         UserSub: string;
+                    } | {
+                        CodeDeliveryDetails: {
+                            /** @enum {string} */
+                            AttributeName: "email";
+                            /** @enum {string} */
+                            DeliveryMedium: "EMAIL";
+                            Destination: string;
+                        };
+                    } | {
+                        UserAttributes: {
+                            Name: string;
+                            Value: string;
+                        }[];
+                        Username: string;
                     } | Record<string, never>;
                 };
             };
