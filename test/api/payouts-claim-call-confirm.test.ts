@@ -158,4 +158,38 @@ describe('claim, call, confirm', () => {
     expect(await transfersOf(g.donation_id)).toHaveLength(1);
     expect(await checkLedger(db())).toEqual([]);
   });
+
+  it('when a claim is still pending past the processor\'s idempotency window, then no run re-calls it and check-ledger names it', async () => {
+    const c = await creator();
+    const f = await createFundraiser(db(), c.u.id);
+    const undo = processorDouble(t.ctx, {
+      createTransfer: async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED'), { type: 'StripeConnectionError' });
+      },
+    });
+    let g: Gift;
+    try {
+      g = await paidByWebhook(t, f.id, 3_000);
+      await t.runJobs();
+    } finally {
+      undo();
+    }
+    const claim = await db()('processor_calls').where({ donation_id: g.donation_id, kind: 'transfer' }).first();
+    expect(claim).toMatchObject({ status: 'pending', idempotency_key: `transfer:${g.donation_id}`, attempts: 1 });
+    expect(claim.last_error).toMatch(/ECONNREFUSED/);
+    await db()('processor_calls').where({ id: claim.id }).update({ created_at: db().raw(`now() - interval '25 hours'`) });
+
+    const guard = guardProcessor(t.ctx);
+    try {
+      expect((await request(t.app).post('/api/v1/payouts/refresh').set(c.h).send({})).status).toBe(200);
+    } finally {
+      guard.restore();
+    }
+    expect(guard.calls).not.toContain('createTransfer');
+    expect(await sandboxTransfers(g.donation_id)).toHaveLength(0);
+    expect(await checkLedger(db())).toEqual([expect.stringContaining(`processor call ${claim.id}: transfer of ${claim.amount_cents} to ${c.accountId}`)]);
+    // Reconciled by hand (here: the processor never made it), so later checks in this file start clean.
+    await db()('jobs').where({ queue: 'payouts.call' }).whereNull('done_at').update({ done_at: db().fn.now() });
+    await db()('processor_calls').where({ id: claim.id }).del();
+  });
 });

@@ -21,6 +21,7 @@ export interface CallRow {
   details: Record<string, any>;
   processor_object_id: string | null;
   attempts: number;
+  created_at: Date;
 }
 
 export type NewCall = Pick<CallRow, 'kind' | 'idempotency_key' | 'processor_account_id' | 'amount_cents' | 'currency' | 'metadata'> &
@@ -28,7 +29,7 @@ export type NewCall = Pick<CallRow, 'kind' | 'idempotency_key' | 'processor_acco
 
 const COLS = [
   'id', 'kind', 'idempotency_key', 'status', 'processor_account_id', 'donation_id', 'fundraiser_id', 'transfer_id',
-  'amount_cents', 'currency', 'metadata', 'details', 'processor_object_id', 'attempts',
+  'amount_cents', 'currency', 'metadata', 'details', 'processor_object_id', 'attempts', 'created_at',
 ];
 const toCall = (r: any): CallRow | undefined => (r ? { ...r, amount_cents: Number(r.amount_cents) } : undefined);
 

@@ -13,6 +13,11 @@ import { confirmUserTransfer } from './user-transfers';
 const SWEEP_BATCH = 100;
 /** Ledger entries each confirmed call posts (one balanced group of four). */
 const ENTRIES_PER_CALL = 4;
+/**
+ * Stripe forgets an idempotency key after 24 hours: a re-call after that could move the money a
+ * second time, so an older claim is left for a person to reconcile (check-ledger names it).
+ */
+export const KEY_WINDOW_MS = 23 * 60 * 60_000;
 
 export interface Settled {
   calls: number;
@@ -77,6 +82,9 @@ export async function runCall(ctx: AppContext, callId: string): Promise<Settled>
   while (id) {
     const call = await calls.callById(ctx.db, id);
     if (!call || call.status !== 'pending') break;
+    if (Date.now() - new Date(call.created_at).getTime() > KEY_WINDOW_MS) {
+      throw new Error(`processor call ${call.id} (${call.idempotency_key}) is older than the processor's idempotency window: reconcile it by hand`);
+    }
     let objectId: string;
     try {
       objectId = await callProcessor(ctx, call);
