@@ -118,7 +118,7 @@ export async function withdraw(ctx: AppContext, c: CommunityRow, actor: Actor, i
     if (!claim) {
       return refuse('Payout account required', 'Connect an active payout account before withdrawing', 'PAYOUT_ACCOUNT_REQUIRED', { action: 'connect_payouts' });
     }
-    await queueProcessorCall(trx, claim);
+    await queueProcessorCall(trx, claim, { backstop: true });
     return { claim, fund: earlier ? fund + earlier.amount_cents : fund, codeId: row.id };
   });
   if ('status' in outcome) throw new ApiError(outcome.status, outcome.error, outcome.message, { code: outcome.code, ...outcome.extra });

@@ -65,7 +65,7 @@ async function confirm(ctx: AppContext, callId: string, objectId: string): Promi
     else await confirmUserTransfer(trx, call, objectId);
     await calls.markDone(trx, call.id, objectId);
     const next = call.donation_id ? await claimReversal(trx, call.donation_id) : null;
-    await queueCall(trx, next);
+    await queueCall(trx, next, { backstop: true });
     return { confirmed: true, next };
   });
 }
