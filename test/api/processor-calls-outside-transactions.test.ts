@@ -4,6 +4,7 @@ import { authHeaders, createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { serveForSandbox } from '../helpers/listening';
 import { guardProcessor } from '../helpers/processor-guard';
+import { deliver, stripeEvent } from '../helpers/stripe';
 import { checkLedger } from '../../src/modules/integrity';
 
 /**
@@ -39,7 +40,7 @@ describe('processor calls outside transactions', () => {
     guard.violations.splice(seen);
   });
 
-  it('when a holder onboards, gifts settle and transfer, payouts refresh, a gift is refunded, a tip and a community withdrawal are made, then no processor call happens inside a transaction', async () => {
+  it('when a holder onboards, gifts settle and transfer, payouts refresh, a gift is refunded, a tip, a community withdrawal, an approved community join and a dispute of an unlinked payment are made, then no processor call happens inside a transaction', async () => {
     // Onboarding, status, dashboard.
     const holder = await createUser(db());
     const h = await authHeaders(t, holder);
@@ -91,8 +92,26 @@ describe('processor calls outside transactions', () => {
     expect(w.body.data).toMatchObject({ amount_cents: 1_000, status: 'transferred' });
     await t.runJobs();
 
+    // A paid community that approves its members: a card saved first, charged when a leader approves.
+    const owner = await createUser(db());
+    const oh = await authHeaders(t, owner);
+    const club = (await request(t.app).post(api('/communities')).set(oh).send({ name: 'Approved club', price_cents: 2_000, interval: 'month', requires_approval: true })).body.data;
+    const applicant = await createUser(db());
+    const j2 = await request(t.app).post(api(`/communities/${club.id}/join/paid`)).set(await authHeaders(t, applicant)).send({ interval: 'month' });
+    expect(j2.body.data).toMatchObject({ intent_type: 'setup' });
+    const seti = String(j2.body.data.client_secret).split('_secret_')[0];
+    expect((await request(t.app).post(`/sandbox/setup-intents/${seti}/confirm`).send({ outcome: 'succeeded' })).body.data.webhook_delivered).toBe(true);
+    const approved = await request(t.app).post(api(`/communities/${club.id}/join-requests/${j2.body.data.join_id}/approve`)).set(oh);
+    expect(approved.status).toBe(200);
+    await t.runJobs();
+
+    // A dispute of a payment no event linked yet: the gift is looked up at the processor first.
+    const unlinked = `pi_unlinked_${Date.now()}`;
+    const dispute = stripeEvent('charge.dispute.created', { id: `dp_${unlinked}`, object: 'dispute', amount: 1_000, currency: 'usd', charge: `ch_${unlinked}`, payment_intent: unlinked, status: 'needs_response' });
+    expect((await deliver(t, dispute)).status).toBe(200);
+
     expect(guard.violations).toEqual([]);
-    for (const m of ['createConnectedAccount', 'retrieveConnectedAccount', 'createPaymentIntent', 'createCheckoutSession', 'createTransfer', 'listPayouts', 'createTransferReversal', 'createSubscription']) {
+    for (const m of ['createConnectedAccount', 'retrieveConnectedAccount', 'createPaymentIntent', 'createCheckoutSession', 'createTransfer', 'listPayouts', 'createTransferReversal', 'createSubscription', 'createSetupIntent', 'paymentIntentMetadata']) {
       expect(guard.calls).toContain(m);
     }
     expect(await db()('processor_calls').where({ status: 'pending' })).toEqual([]);
