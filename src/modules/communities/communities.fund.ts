@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
 import { queueComposedMail, toLocale, type Locale } from '../../integrations/mail';
 import { balance } from '../ledger';
-import { transferToUser } from '../payouts';
+import { callByKey, claimUserTransfer, completeProcessorCall, onUserTransferConfirmed, pendingOutOf, queueProcessorCall } from '../payouts';
 import * as repo from './communities.repo';
 import type { CommunityRow } from './communities.repo';
 import { emailHint, withdrawalCodeMail } from './communities.mail';
@@ -54,12 +54,31 @@ export async function requestCode(ctx: AppContext, c: CommunityRow, actor: Actor
 type Refusal = { status: 400; error: string; message: string; code: string; extra?: Record<string, unknown> };
 const refuse = (error: string, message: string, code: string, extra?: Record<string, unknown>): Refusal => ({ status: 400, error, message, code, extra });
 
+/** The withdrawal's row, written by the transfer's confirm (whoever runs it: the request, its job, a refresh), with the code it spends. */
+onUserTransferConfirmed('community_withdrawal', async (trx, call, moved) => {
+  const r = call.details.record as { community_id: string; user_id: string; code_id: string };
+  await repo.consumeCode(trx, r.code_id);
+  await repo.insertWithdrawal(trx, {
+    community_id: r.community_id,
+    user_id: r.user_id,
+    amount_cents: call.amount_cents,
+    currency: call.currency,
+    processor_account_id: moved.processor_account_id,
+    processor_transfer_id: moved.processor_transfer_id,
+    ledger_group_id: moved.ledger_group_id,
+    code_id: r.code_id,
+  });
+});
+
 /**
  * Spends a code on a withdrawal: the fund's money goes to the owner's active connected account
- * (a processor transfer and its ledger group, through the payouts module), in one transaction
- * that also consumes the code. A wrong code counts an attempt (the 5th wrong one burns the
- * code); refusals commit that count before answering 400, so it cannot be undone by failing.
- * A fund too small or a missing payout account leaves the code usable.
+ * (a processor transfer and its ledger group, through the payouts module), as claim, call,
+ * confirm: the code is checked and the transfer claimed in one short transaction, the processor
+ * is called outside it, and the confirm writes the ledger group and the withdrawal and consumes
+ * the code. A wrong code counts an attempt (the 5th wrong one burns the code); refusals commit
+ * that count before answering 400, so it cannot be undone by failing. A fund too small or a
+ * missing payout account leaves the code usable. So does a processor failure (503): the claim
+ * stays and is retried by its job, and the same code retried re-calls the same transfer.
  */
 export async function withdraw(ctx: AppContext, c: CommunityRow, actor: Actor, input: { amount_cents: number; code: string }) {
   const outcome = await ctx.db.transaction(async (trx) => {
@@ -74,51 +93,51 @@ export async function withdraw(ctx: AppContext, c: CommunityRow, actor: Actor, i
       const attempts = await repo.countFailedAttempt(trx, row.id);
       return refuse('Invalid verification code', 'The code is wrong', 'INVALID_CODE', { attempts_left: Math.max(0, CODE_MAX_ATTEMPTS - attempts) });
     }
-    const fund = await fundBalance(trx, c.id);
-    if (input.amount_cents > fund) {
+    // Claimed transfers out of the fund are spent already, though not in the ledger yet.
+    const fund = (await fundBalance(trx, c.id)) - (await pendingOutOf(trx, fundAccount(c.id)));
+    // The code's id keys the processor transfer: a retry with the same code re-calls the same one.
+    const key = `community-withdrawal:${row.id}`;
+    const earlier = await callByKey(trx, key);
+    if (!earlier && input.amount_cents > fund) {
       return refuse('Insufficient funds', 'The amount is more than the community fund holds', 'INSUFFICIENT_FUNDS', { fund_balance_cents: fund });
     }
-    // The code's id keys the processor transfer: a retry after a rollback gets the same transfer back.
-    const moved = await transferToUser(ctx, trx, {
-      user_id: actor.userId,
-      amount_cents: input.amount_cents,
-      currency: c.currency,
-      liability: fundAccount(c.id),
-      bucket: `community:${c.id}`,
-      kind: 'community_withdrawal',
-      metadata: { kind: 'community_withdrawal', community_id: c.id, code_id: row.id },
-      idempotencyKey: `community-withdrawal:${row.id}`,
-    }).catch((err: Error) => {
-      // Nothing is kept (the transaction rolls back, the code stays usable); the processor may be retried.
-      ctx.log.error({ err: err.message, communityId: c.id }, 'community fund transfer failed');
-      throw new ApiError(503, 'Payment processor unavailable', 'The withdrawal could not be made; please try again.');
-    });
-    if (!moved) {
+    const claim =
+      earlier ??
+      (await claimUserTransfer(trx, {
+        user_id: actor.userId,
+        amount_cents: input.amount_cents,
+        currency: c.currency,
+        liability: fundAccount(c.id),
+        bucket: `community:${c.id}`,
+        kind: 'community_withdrawal',
+        metadata: { kind: 'community_withdrawal', community_id: c.id, code_id: row.id },
+        idempotencyKey: key,
+        purpose: 'community_withdrawal',
+        record: { community_id: c.id, user_id: actor.userId, code_id: row.id },
+      }));
+    if (!claim) {
       return refuse('Payout account required', 'Connect an active payout account before withdrawing', 'PAYOUT_ACCOUNT_REQUIRED', { action: 'connect_payouts' });
     }
-    await repo.consumeCode(trx, row.id);
-    const w = await repo.insertWithdrawal(trx, {
-      community_id: c.id,
-      user_id: actor.userId,
-      amount_cents: input.amount_cents,
-      currency: c.currency,
-      processor_account_id: moved.processor_account_id,
-      processor_transfer_id: moved.processor_transfer_id,
-      ledger_group_id: moved.ledger_group_id,
-      code_id: row.id,
-    });
-    return {
-      data: {
-        id: w.id,
-        community_id: c.id,
-        amount_cents: Number(w.amount_cents),
-        currency: 'USD' as const,
-        status: 'transferred' as const,
-        fund_balance_cents: fund - input.amount_cents,
-        created_at: new Date(w.created_at).toISOString(),
-      },
-    };
+    await queueProcessorCall(trx, claim, { backstop: true });
+    return { claim, fund: earlier ? fund + earlier.amount_cents : fund, codeId: row.id };
   });
   if ('status' in outcome) throw new ApiError(outcome.status, outcome.error, outcome.message, { code: outcome.code, ...outcome.extra });
-  return outcome;
+  await completeProcessorCall(ctx, outcome.claim.id).catch((err: Error) => {
+    // The claim stays (its job retries it); the code stays usable for a retry of the same transfer.
+    ctx.log.error({ err: err.message, communityId: c.id }, 'community fund transfer failed');
+    throw new ApiError(503, 'Payment processor unavailable', 'The withdrawal could not be made; please try again.');
+  });
+  const w = await repo.withdrawalByCode(ctx.db, outcome.codeId);
+  if (!w) throw new ApiError(503, 'Payment processor unavailable', 'The withdrawal could not be made; please try again.');
+  return {
+    data: {
+      id: w.id,
+      community_id: c.id,
+      amount_cents: Number(w.amount_cents),
+      currency: 'USD' as const,
+      status: 'transferred' as const,
+      fund_balance_cents: outcome.fund - Number(w.amount_cents),
+      created_at: new Date(w.created_at).toISOString(),
+    },
+  };
 }

@@ -219,6 +219,10 @@ export async function insertWithdrawal(
   return r;
 }
 
+export async function withdrawalByCode(db: Q, codeId: string) {
+  return db('community_withdrawals').where({ code_id: codeId }).first('id', 'community_id', 'amount_cents', 'currency', 'created_at');
+}
+
 export async function userLocale(db: Q, userId: string): Promise<string | null> {
   const row = await db('users').where({ id: userId }).first('locale');
   return row?.locale ?? null;

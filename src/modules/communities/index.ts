@@ -2,3 +2,5 @@
 export { communityWebhooks } from './communities.webhooks';
 export { communityLedgerCheck } from './communities.check';
 export { communitySubscribers } from './communities.events';
+// Registers how a confirmed fund withdrawal is recorded (payouts runs the confirm, in any process).
+import './communities.fund';

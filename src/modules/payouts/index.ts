@@ -16,7 +16,10 @@ export { payoutSubscribers } from './payouts.events';
 export { registerPayoutJobs } from './payouts.jobs';
 export { payoutLedgerCheck } from './payouts.check';
 export { splitProportionally } from './split';
-export { transferToUser, type UserTransfer } from './user-transfers';
+export { claimUserTransfer, onUserTransferConfirmed, type UserTransfer } from './user-transfers';
+export { runCall as completeProcessorCall } from './settle';
+export { callByKey, pendingOutOf } from './processor-calls.repo';
+export { queueCall as queueProcessorCall } from './calls.queue';
 
 export interface Withdrawal {
   id: string;

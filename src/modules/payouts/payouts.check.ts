@@ -62,7 +62,25 @@ const connectedCredits: Check = async (db) => {
   return rows.map((r: any) => `account ${r.id}: ledger credited ${r.l_s} outside campaign transfers, connected_credits rows ${r.c_s}`);
 };
 
+/**
+ * A transfer or reversal claimed over an hour ago and still not confirmed: the processor may have
+ * moved the money while the ledger does not say so yet (its job, the sweep or POST
+ * /payouts/refresh re-call it with the same key; past the key's window a person must reconcile it).
+ */
+const pendingCalls: Check = async (db) => {
+  const rows = await db('processor_calls')
+    .where({ status: 'pending' })
+    .where('created_at', '<', db.raw(`now() - interval '1 hour'`))
+    .orderBy('created_at')
+    .limit(100)
+    .select('id', 'kind', 'idempotency_key', 'processor_account_id', 'amount_cents', 'created_at', 'last_error');
+  return rows.map(
+    (r: any) =>
+      `processor call ${r.id}: ${r.kind} of ${r.amount_cents} to ${r.processor_account_id} (key ${r.idempotency_key}) pending since ${new Date(r.created_at).toISOString()}${r.last_error ? `: ${r.last_error}` : ''}`,
+  );
+};
+
 /** The payouts module's checks in one (the ledger's check list reaches it through an arrow, import cycles aside). */
 export async function payoutLedgerCheck(db: Db): Promise<string[]> {
-  return [...(await connectedAccounts(db)), ...(await payoutSplits(db)), ...(await connectedCredits(db))];
+  return [...(await connectedAccounts(db)), ...(await payoutSplits(db)), ...(await connectedCredits(db)), ...(await pendingCalls(db))];
 }

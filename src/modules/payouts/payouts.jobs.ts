@@ -1,10 +1,18 @@
 import type { AppContext } from '../../context';
 import { SWEEP_QUEUE } from './accounts.service';
-import { sweepAccount } from './transfers.service';
+import { CALL_QUEUE } from './calls.queue';
+import { runCall, sweepAccount } from './settle';
 
-/** The sweep runs atomically: its transfers' rows and ledger groups commit with the job's completion. */
+/**
+ * Not atomic: both call the processor, which must never happen inside a transaction. Each
+ * claims and confirms in short transactions of its own, and a re-run re-calls with the same
+ * idempotency keys, so at-least-once is exactly once at the processor.
+ */
 export function registerPayoutJobs(ctx: AppContext): void {
-  ctx.jobs.registerAtomic(SWEEP_QUEUE, async (payload, _job, trx) => {
-    await sweepAccount(ctx, trx, String(payload.account_id));
+  ctx.jobs.register(SWEEP_QUEUE, async (payload) => {
+    await sweepAccount(ctx, String(payload.account_id));
+  });
+  ctx.jobs.register(CALL_QUEUE, async (payload) => {
+    await runCall(ctx, String(payload.call_id));
   });
 }

@@ -115,7 +115,7 @@ export interface OwedGift {
 /**
  * What the campaign's ledger account still owes the holder for one gift (donation less fees,
  * refunds and disputes, less what was transferred), capped by the campaign's whole balance so
- * a transfer never leaves the campaign owing the platform.
+ * a transfer never leaves the campaign owing the platform (net of transfers claimed, not confirmed).
  */
 export async function owedForDonation(db: Q, donationId: string): Promise<OwedGift | undefined> {
   const { rows } = await db.raw(
@@ -125,6 +125,9 @@ export async function owedForDonation(db: Q, donationId: string): Promise<OwedGi
                           where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id), 0),
               -coalesce((select sum(amount_cents) from ledger_entries e
                           where e.account = 'liability:campaign:' || d.fundraiser_id), 0)
+              -- Transfers of the campaign's other gifts claimed and not confirmed yet are spent too.
+              - coalesce((select sum(c.amount_cents) from processor_calls c
+                           where c.kind = 'transfer' and c.status = 'pending' and c.fundraiser_id = d.fundraiser_id), 0)
             )::bigint as owed
        from donations d
       where d.id = ? and d.status in ('paid', 'refunded')`,

@@ -53,7 +53,7 @@ export default defineRoutes(
       path: '/refresh',
       summary: 'Refresh payouts from the processor',
       description:
-        'Repairs the account\'s payout rows from the processor\'s list, the links between payouts and the gifts they paid out, and missing ledger entries; moves no money. `accountId` defaults to your own account; another id is accepted only for an organization\'s account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to).',
+        'Repairs the account\'s payout rows from the processor\'s list, the links between payouts and the gifts they paid out, and missing ledger entries; starts no new money movement. Transfers and reversals already decided but left unconfirmed (a processor timeout, a crash) are re-sent with their original idempotency key, so the processor answers what it did (or does it once) and they are recorded; `repaired.ledger_entries` counts their entries too. `accountId` defaults to your own account; another id is accepted only for an organization\'s account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to).',
       auth: 'required',
       policy: managesAccount(({ body }: { body: { accountId?: string } }) => body.accountId),
       body: refreshBody,

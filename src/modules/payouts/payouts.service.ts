@@ -5,6 +5,7 @@ import type { ProcessorPayout } from '../../integrations/payments';
 import { accounts, post } from '../ledger';
 import { organizationHolderUserId } from '../organizations';
 import * as repo from './payouts.repo';
+import { settlePending } from './settle';
 import type { AccountRow, PayoutRow, PayoutStatus } from './payouts.repo';
 import { splitProportionally } from './split';
 
@@ -120,15 +121,18 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
 }
 
 /**
- * Repairs the account's payouts from the processor's list: missing or stale rows, their
- * transfer links and missing ledger groups. Moves no money (it only records what the
- * processor already did). Oldest first, so older payouts link older transfers.
+ * Repairs the account from the processor: first its claimed transfers and reversals still
+ * pending (a crash or a processor error between call and confirm), re-called with their own
+ * idempotency keys so the processor answers what it already did; then its payouts from the
+ * processor's list: missing or stale rows, their transfer links and missing ledger groups.
+ * Decides no new money movement. Oldest first, so older payouts link older transfers.
  */
 export async function refreshAccount(ctx: AppContext, account: AccountRow): Promise<Repaired> {
+  const settled = await settlePending(ctx, account.id);
   const list = await ctx.payments.listPayouts(account.id, 100);
   return ctx.db.transaction(async (trx) => {
     const locked = (await repo.accountById(trx, account.id, { lock: true }))!;
-    const total: Repaired = { payouts: 0, donations: 0, ledger_entries: 0 };
+    const total: Repaired = { payouts: 0, donations: 0, ledger_entries: settled.ledger_entries };
     for (const facts of [...list].reverse()) {
       const r = await applyPayout(trx, locked, facts, null);
       total.payouts += r.payouts;

@@ -1,57 +1,68 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import { enqueue } from '../../jobs/queue';
 import { findById } from '../fundraisers';
 import { accounts, post } from '../ledger';
-import { SWEEP_QUEUE } from './accounts.service';
+import { queueCall } from './calls.queue';
+import * as calls from './processor-calls.repo';
+import type { CallRow } from './processor-calls.repo';
 import * as repo from './payouts.repo';
 import type { AccountRow, OwnerType } from './payouts.repo';
 
-/** Gifts one sweep job transfers; more are left to a follow-up job, so one transaction stays short. */
-const SWEEP_BATCH = 100;
-
 /**
- * Moves what a campaign's ledger account still owes its holder for one gift to the holder's
- * connected account: a processor transfer (the gift id keys its idempotency, so a retry after a
- * rollback gets the same transfer back), a `transfers` row and a balanced `transfer` group, in
- * the caller's transaction. The caller holds the account row's lock, which serialises the
- * donation.paid subscriber and the sweep. Answers whether money moved.
+ * Claims the transfer of what a campaign's ledger account still owes its holder for one gift,
+ * in the caller's short transaction (which holds the account row's lock, so claims, confirms and
+ * reversals of the holder's gifts are serialised): a pending `processor_calls` row with the
+ * amount and the gift's idempotency key. Nothing moves yet; settle.ts calls the processor after
+ * the commit and confirms. Answers the pending claim (an earlier one when the gift has one), or
+ * null when nothing is owed or it was transferred already.
  */
-export async function transferGift(ctx: AppContext, trx: Knex.Transaction, account: AccountRow, donationId: string): Promise<boolean> {
-  if (account.status !== 'active') return false;
-  if (await repo.transferForDonation(trx, donationId)) return false;
+export async function claimGiftTransfer(trx: Knex.Transaction, account: AccountRow, donationId: string): Promise<CallRow | null> {
+  if (account.status !== 'active') return null;
+  if (await repo.transferForDonation(trx, donationId)) return null;
+  const earlier = await calls.giftTransferCall(trx, donationId);
+  if (earlier) return earlier.status === 'pending' ? earlier : null;
   const gift = await repo.owedForDonation(trx, donationId);
-  if (!gift || gift.owed <= 0) return false;
-  const currency = gift.currency.toLowerCase();
-  const tr = await ctx.payments.createTransfer({
-    amount_cents: gift.owed,
-    currency,
-    destination: account.id,
-    metadata: { kind: 'donation', donation_id: donationId },
+  if (!gift || gift.owed <= 0) return null;
+  return calls.insertCall(trx, {
+    kind: 'transfer',
     // Prefixed: the processor's keys are one namespace per platform account, and the gift's own
     // payment may already use its bare id.
-    idempotencyKey: `transfer:${donationId}`,
-  });
-  await repo.insertTransfer(trx, {
-    processor_transfer_id: tr.id,
+    idempotency_key: `transfer:${donationId}`,
     processor_account_id: account.id,
-    fundraiser_id: gift.fundraiser_id,
     donation_id: donationId,
+    fundraiser_id: gift.fundraiser_id,
     amount_cents: gift.owed,
-    currency,
+    currency: gift.currency.toLowerCase(),
+    metadata: { kind: 'donation', donation_id: donationId },
   });
-  const common = { currency, kind: 'transfer' as const, fundraiser_id: gift.fundraiser_id, donation_id: donationId, processor_account_id: account.id };
+}
+
+/**
+ * Confirms a gift's transfer the processor made: a `transfers` row and a balanced `transfer`
+ * group, in the caller's transaction (account row locked, claim pending).
+ */
+export async function confirmGiftTransfer(trx: Knex.Transaction, call: CallRow, processorTransferId: string): Promise<void> {
+  const donationId = call.donation_id!;
+  const fundraiserId = call.fundraiser_id!;
+  await repo.insertTransfer(trx, {
+    processor_transfer_id: processorTransferId,
+    processor_account_id: call.processor_account_id,
+    fundraiser_id: fundraiserId,
+    donation_id: donationId,
+    amount_cents: call.amount_cents,
+    currency: call.currency,
+  });
+  const common = { currency: call.currency, kind: 'transfer' as const, fundraiser_id: fundraiserId, donation_id: donationId, processor_account_id: call.processor_account_id };
   await post(
     trx,
     [
-      { ...common, account: accounts.campaign(gift.fundraiser_id), amount_cents: gift.owed },
-      { ...common, account: accounts.processorBalance, amount_cents: -gift.owed },
-      { ...common, account: accounts.connected(account.id), amount_cents: gift.owed },
-      { ...common, account: accounts.connectedPayable(account.id), amount_cents: -gift.owed },
+      { ...common, account: accounts.campaign(fundraiserId), amount_cents: call.amount_cents },
+      { ...common, account: accounts.processorBalance, amount_cents: -call.amount_cents },
+      { ...common, account: accounts.connected(call.processor_account_id), amount_cents: call.amount_cents },
+      { ...common, account: accounts.connectedPayable(call.processor_account_id), amount_cents: -call.amount_cents },
     ],
-    { sourceEventId: `transfer:${tr.id}` },
+    { sourceEventId: `transfer:${processorTransferId}` },
   );
-  return true;
 }
 
 /** The holder's active account, locked for the transaction. */
@@ -63,28 +74,17 @@ async function activeAccountOf(trx: Knex.Transaction, holder: { type: OwnerType;
 }
 
 /**
- * donation.paid: transfer the gift's net share at once when the holder's account is active
- * (else the sweep does it later). An organization's campaign pays the organization's account.
+ * donation.paid: claim the transfer of the gift's net share at once when the holder's account is
+ * active (else the sweep does it later); its job calls the processor after this commits. An
+ * organization's campaign pays the organization's account.
  */
 export async function transferOnPaid(
-  ctx: AppContext,
+  _ctx: AppContext,
   trx: Knex.Transaction,
   p: { donation_id: string; fundraiser_id: string; holder_user_id: string; holder_org_id?: string | null },
 ): Promise<void> {
   // Events queued before the payload named the organization: the campaign row still does.
   const orgId = p.holder_org_id !== undefined ? p.holder_org_id : ((await findById(trx, p.fundraiser_id))?.org_id ?? null);
   const account = await activeAccountOf(trx, orgId ? { type: 'organization', id: orgId } : { type: 'user', id: p.holder_user_id });
-  if (account) await transferGift(ctx, trx, account, p.donation_id);
-}
-
-/** The sweep: every settled gift of the holder's campaigns not transferred yet, in batches. */
-export async function sweepAccount(ctx: AppContext, trx: Knex.Transaction, accountId: string): Promise<number> {
-  const account = await repo.accountById(trx, accountId, { lock: true });
-  if (!account || account.status !== 'active') return 0;
-  const gifts = await repo.untransferredGifts(trx, { type: account.owner_type, id: account.owner_id }, SWEEP_BATCH);
-  let moved = 0;
-  for (const id of gifts) if (await transferGift(ctx, trx, account, id)) moved += 1;
-  // A full batch may leave more behind; a batch that moved nothing (campaigns already square) ends the sweep.
-  if (gifts.length === SWEEP_BATCH && moved > 0) await enqueue(trx, SWEEP_QUEUE, { account_id: account.id });
-  return moved;
+  if (account) await queueCall(trx, await claimGiftTransfer(trx, account, p.donation_id));
 }
