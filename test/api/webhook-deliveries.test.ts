@@ -122,6 +122,24 @@ describe('deliveries', () => {
     expect(events).toEqual([{ type: 'payout.paid', timestamp: expect.any(String), data: { payout_id: expect.any(String), amount_cents: 1234, currency: 'usd' } }]);
   });
 
+  it("when a paid payout then fails (and the failure is delivered twice), then payout.failed goes to the holder's endpoint once", async () => {
+    const { h } = await signedIn();
+    const path = uniquePath('ok');
+    const ep = await endpointFor(h, path, ['payout.paid', 'payout.failed']);
+    const r = await request(t.app).post('/api/v1/processor/connect/onboarding').set(h).send({});
+    const account = r.body.data.account_id as string;
+    const acct = { id: account, object: 'account', charges_enabled: true, payouts_enabled: true, details_submitted: true };
+    expect((await deliver(t, stripeEvent('account.updated', acct, { account }))).status).toBe(200);
+    const po = { id: `po_test_${Math.random().toString(36).slice(2, 10)}`, object: 'payout', amount: 900, currency: 'usd', status: 'paid', arrival_date: Math.floor(Date.now() / 1000) };
+    expect((await deliver(t, stripeEvent('payout.paid', po, { account }))).status).toBe(200);
+    for (let i = 0; i < 2; i += 1) {
+      expect((await deliver(t, stripeEvent('payout.failed', { ...po, status: 'failed' }, { account }))).status).toBe(200);
+    }
+    await t.runJobs();
+    const types = at(path).map((x) => (new Webhook(ep.secret).verify(x.body, x.headers) as { type: string }).type);
+    expect(types.sort()).toEqual(['payout.failed', 'payout.paid']);
+  });
+
   it('when the donor gave anonymously, then donor_name is null', async () => {
     const { u, h } = await signedIn();
     const path = uniquePath('ok');
