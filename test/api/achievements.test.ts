@@ -265,7 +265,7 @@ describe('card images', () => {
     for (let i = 0; i < 2; i++) expect((await request(small.app).get(`${api}/cards/${code}/qr.svg`)).status).toBe(200);
     const res = await request(small.app).get(`${api}/cards/${code}/qr.svg`);
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'Too many requests, please try again later.', retryAfter: 60 });
+    expect(res.body).toMatchObject({ error: 'Too many requests, please try again later.', retryAfter: 60 });
   });
 });
 

@@ -108,14 +108,14 @@ describe('POST /fundraisers/:fundraiserId/comments', () => {
     let last: request.Response | null = null;
     for (let i = 0; i < 61; i += 1) last = await request(t2.app).post(`/api/v1/fundraisers/${f.id}/comments`).set(h).send({ body: 'g', gif_id: 'g1' });
     expect(last!.status).toBe(429);
-    expect(last!.body).toEqual({ error: 'Too many GIF requests. Please wait a minute and try again.', retryAfter: 60 });
+    expect(last!.body).toMatchObject({ error: 'Too many GIF requests. Please wait a minute and try again.', retryAfter: 60 });
   });
 
   test('when the email is not verified then 403 EMAIL_NOT_VERIFIED', async () => {
     const u = await createUser(db, { email_verified: false });
     const res = await comment(u, f.id, { body: 'hi' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       error: 'Forbidden', message: 'Please verify your email address to continue', code: 'EMAIL_NOT_VERIFIED', action: 'verify_email',
     });
   });
