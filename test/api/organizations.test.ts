@@ -123,20 +123,24 @@ describe('public organization reads', () => {
     expect(r.body).toEqual({ data: { total_raised_cents: 5000, fundraiser_count: 1, donor_count: 1, member_count: 1 } });
   });
 
-  it('when updates are read, then live updates of its public campaigns come newest first', async () => {
+  it('when updates are read, then live updates of its public campaigns come newest first; unlisted ones are never named', async () => {
     const u = await createUser(db());
     const org = await registerOrg(t, u);
     const f = await createFundraiser(db(), u.id, { org_id: org.id, is_project: true });
     const hidden = await createFundraiser(db(), u.id, { org_id: org.id, status: 'draft' });
+    const unlisted = await createFundraiser(db(), u.id, { org_id: org.id, visibility: 'unlisted', title: 'Quiet appeal' });
     const at = (s: number) => new Date(Date.now() - s * 1000);
     await db()('project_updates').insert([
       { fundraiser_id: f.id, author_user_id: u.id, title: 'Old', body: 'first', created_at: at(60) },
       { fundraiser_id: f.id, author_user_id: u.id, title: 'New', body: 'second', created_at: at(10) },
       { fundraiser_id: f.id, author_user_id: u.id, title: 'Gone', body: 'withdrawn', created_at: at(5), deleted_at: at(1) },
       { fundraiser_id: hidden.id, author_user_id: u.id, title: 'Draft', body: 'not public', created_at: at(1) },
+      { fundraiser_id: unlisted.id, author_user_id: u.id, title: 'Unlisted', body: 'link only', created_at: at(2) },
     ]);
     const r = await request(t.app).get(api(`/organizations/${org.id}/updates`));
     expect(r.body.data.map((x: any) => x.title)).toEqual(['New', 'Old']);
+    // An unlisted campaign is readable with its link only: a public listing never names it.
+    expect(JSON.stringify(r.body)).not.toContain(unlisted.slug);
     expect(r.body.data[0]).toMatchObject({ type: 'update', fundraiser: { id: f.id, slug: f.slug }, like_count: 0 });
     expect(r.body.pagination.total).toBe(2);
   });
