@@ -219,3 +219,38 @@ describe('DELETE /comments/:id', () => {
     expect((await request(t.app).delete('/api/v1/comments/nope').set(await authHeaders(t, alice))).status).toBe(400);
   });
 });
+
+describe('comment_received notifications', () => {
+  const received = (userId: string, commentId: string) =>
+    db('notifications').where({ user_id: userId, type: 'comment_received' }).whereRaw("metadata->>'comment_id' = ?", [commentId]);
+
+  test('when someone comments and replies, then the holder and the parent\'s author each get one comment_received; the commenter never', async () => {
+    const holder = await createUser(db);
+    const campaign = await createFundraiser(db, holder.id, { title: 'Roof <repairs>' });
+    const top = await comment(alice, campaign.id, { body: 'Love <b>this</b> project' });
+    await t.runJobs();
+    await t.runJobs();
+    const toHolder = await received(holder.id, top.body.data.id);
+    expect(toHolder).toHaveLength(1);
+    expect(toHolder[0]).toMatchObject({ title: 'New comment', category: 'social' });
+    expect(toHolder[0].message).toContain('Alice');
+    expect(toHolder[0].message).toContain('Roof &lt;repairs&gt;');
+    expect(await received(alice.id, top.body.data.id)).toHaveLength(0);
+
+    const reply = await comment(bob, campaign.id, { body: 'Agreed', parent_id: top.body.data.id });
+    await t.runJobs();
+    await t.runJobs();
+    expect(await received(alice.id, reply.body.data.id)).toMatchObject([{ title: 'New reply to your comment' }]);
+    expect(await received(holder.id, reply.body.data.id)).toHaveLength(1);
+    expect(await received(bob.id, reply.body.data.id)).toHaveLength(0);
+
+    // The holder commenting or replying on their own campaign notifies nobody of themself; the parent's author still hears of the reply.
+    const own = await comment(holder, campaign.id, { body: 'Thanks all', parent_id: top.body.data.id });
+    await t.runJobs();
+    await t.runJobs();
+    expect(await received(holder.id, own.body.data.id)).toHaveLength(0);
+    expect(await received(alice.id, own.body.data.id)).toHaveLength(1);
+    const list = await request(t.app).get('/api/v1/notifications').set(await authHeaders(t, holder));
+    expect(list.body.notifications.map((n: any) => n.type)).toContain('comment_received');
+  });
+});
