@@ -236,6 +236,9 @@ describe('comment_received notifications', () => {
     expect(toHolder[0].message).toContain('Alice');
     expect(toHolder[0].message).toContain('Roof &lt;repairs&gt;');
     expect(await received(alice.id, top.body.data.id)).toHaveLength(0);
+    // Its mail goes out under the comment_received toggle (on by default).
+    await t.runJobs();
+    expect(await db('mail_outbox').where({ to: holder.email })).not.toHaveLength(0);
 
     const reply = await comment(bob, campaign.id, { body: 'Agreed', parent_id: top.body.data.id });
     await t.runJobs();
