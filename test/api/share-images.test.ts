@@ -161,6 +161,21 @@ describe('GET /profiles/{idOrSlug}/share-image.png', () => {
     for (const key of [slug, user.id]) expect((await request(t.app).get(`/api/v1/profiles/${key}/share-image.png`)).status).toBe(404);
   });
 
+  test('when a slug is given up and taken by another account, then its card is the new holder\'s at once', async () => {
+    const first = await createUser(t.ctx.db, { name: 'First Holder' });
+    const second = await createUser(t.ctx.db, { name: 'Second Holder' });
+    const slug = `handle-${Date.now().toString(36)}`;
+    await t.ctx.db('users').where({ id: first.id }).update({ profile_slug: slug });
+    const before = await get(`/profiles/${slug}/share-image.png`);
+    expect(before.status).toBe(200);
+    await t.ctx.db('users').where({ id: first.id }).update({ profile_slug: `${slug}-old` });
+    await t.ctx.db('users').where({ id: second.id }).update({ profile_slug: slug });
+    const after = await get(`/profiles/${slug}/share-image.png`);
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(after.headers.etag).toBe((await get(`/profiles/${second.id}/share-image.png`)).headers.etag);
+  });
+
   test('when the profile is private, banned or missing then 404', async () => {
     const priv = await createUser(t.ctx.db);
     await t.ctx.db('users').where({ id: priv.id }).update({ profile_private: true });

@@ -142,7 +142,9 @@ export async function shareKit(ctx: AppContext, slug: string, lang: ShareLang | 
 export async function profilePng(ctx: AppContext, idOrSlug: string, lang: ShareLang | undefined): Promise<Buffer> {
   const p = await findProfile(ctx.db, idOrSlug);
   if (!p || p.profile_private || p.status !== 'active') throw notFound('Profile');
-  const key = `share-image:profile:${idOrSlug.toLowerCase()}:${lang ?? '-'}`;
+  // Keyed by the account, not the asked slug: a slug given up and taken by someone else never
+  // answers with the former holder's card.
+  const key = `share-image:profile:${p.id}:${lang ?? '-'}`;
   return cachedPng(ctx, key, PROFILE_TTL_S, async () => {
     const avatar = await fitted(await localImageBytes(ctx, p.avatar), { width: 260, height: 260 });
     const node = profileImage(
