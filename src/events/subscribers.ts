@@ -10,9 +10,10 @@ import { feedSubscribers } from '../modules/feed';
 import { achievementSubscribers } from '../modules/achievements';
 import { communitySubscribers } from '../modules/communities';
 import { shareImageSubscribers } from '../modules/share-images';
+import { commentSubscribers } from '../modules/comments';
 
 /**
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...leaderboardSubscribers, ...referralSubscribers, ...followSubscribers, ...feedSubscribers, ...communitySubscribers, ...achievementSubscribers, ...shareImageSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...leaderboardSubscribers, ...referralSubscribers, ...followSubscribers, ...feedSubscribers, ...communitySubscribers, ...achievementSubscribers, ...shareImageSubscribers, ...commentSubscribers];

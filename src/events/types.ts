@@ -53,6 +53,11 @@ export interface EventMap {
   'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
   /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
   'update.posted': { update_id: string; fundraiser_id: string; author_user_id: string; created_at: string };
+  /**
+   * A signed-in user commented on a campaign; `parent_id` is the top-level comment a reply joins
+   * (null for a top-level comment). The campaign's holder and the parent's author are notified.
+   */
+  'comment.created': { comment_id: string; fundraiser_id: string; author_user_id: string; parent_id: string | null };
   /** Someone started following a user or an organization (a new follow, not a repeated one). */
   'follow.created': { follow_id: string; follower_id: string; following_type: 'user' | 'organization'; following_id: string };
   /** A user blocked another: the blocked user's follows of the blocker end. */

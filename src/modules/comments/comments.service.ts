@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
@@ -78,7 +79,12 @@ export async function createComment(
     // One level of threading: a reply to a reply joins its top-level thread.
     parentId = parent.parent_id ?? parent.id;
   }
-  const id = await repo.insert(ctx.db, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
+  // The comment and its event in one transaction: the holder's (and parent author's) notification follows it.
+  const id = await ctx.db.transaction(async (trx) => {
+    const newId = await repo.insert(trx, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
+    await emit(trx, 'comment.created', { comment_id: newId, fundraiser_id: f.id, author_user_id: actor.userId, parent_id: parentId });
+    return newId;
+  });
   return toComment((await repo.findOne(ctx.db, id, actor.userId))!);
 }
 
