@@ -54,9 +54,13 @@ export interface EventMap {
   'endorsement.created': { fundraiser_id: string; endorser_user_id: string; holder_user_id: string; message: string | null };
   /** A payout from a connected account reached the holder's bank. */
   'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
-  /** A payout from a connected account failed (its money went back to the account). Not emitted yet: see the payouts module. */
+  /** A payout from a connected account failed (its money went back to the account). */
   'payout.failed': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
-  /** Someone commented on a campaign (a reply names its top-level comment in parent_id). */
+  /**
+   * A signed-in user commented on a campaign; `parent_id` is the top-level comment a reply joins
+   * (null for a top-level comment). The campaign's holder and the parent's author are notified;
+   * integrators' endpoints receive it as `comment.created`.
+   */
   'comment.created': { comment_id: string; fundraiser_id: string; parent_id: string | null; author_user_id: string; created_at: string };
   /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
   'update.posted': { update_id: string; fundraiser_id: string; author_user_id: string; created_at: string };

@@ -57,6 +57,15 @@ function cognitoType(e: ApiError): string {
 
 interface HttpLikeError { status?: number; statusCode?: number; type?: string; expose?: boolean; code?: string }
 
+/**
+ * Every error body carries `request_id`, the answer's `X-Request-Id`, so a user's bug report
+ * can be found in the logs (decisions.md Part 3, "Errors").
+ */
+export function withRequestId(req: { id?: unknown }, body: Record<string, unknown>): Record<string, unknown> {
+  const id = req.id;
+  return typeof id === 'string' ? { ...body, request_id: id } : body;
+}
+
 /** The one error middleware. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   let apiErr: ApiError;
@@ -98,5 +107,5 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   if (res.headersSent) return;
   if (speaksCognito(req)) return sendCognitoFault(res, cognitoType(apiErr), apiErr.message, apiErr.status >= 500 ? 500 : 400);
-  res.status(apiErr.status).json(apiErr.body());
+  res.status(apiErr.status).json(withRequestId(req, apiErr.body()));
 };

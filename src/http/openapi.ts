@@ -16,16 +16,17 @@ const errorSchema = z
     required_permission: z.string().optional(),
     feature_key: z.string().optional(),
     action: z.string().optional(),
+    request_id: z.string().optional(),
   })
   .passthrough()
   // Named components, so clients (and readers) find the error shapes by name.
   .meta({
     id: 'Error',
-    description: 'Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name.',
+    description: 'Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name; `request_id` equals the answer\'s `X-Request-Id` (quote it in a bug report).',
   });
 
 const rateLimitSchema = z
-  .object({ error: z.string(), retryAfter: z.number().int() })
+  .object({ error: z.string(), retryAfter: z.number().int(), request_id: z.string().optional() })
   .meta({
     id: 'RateLimitError',
     description: 'A 429 from a rate limiter: the message names the limiter; retryAfter is its window in seconds. Headers: RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After.',

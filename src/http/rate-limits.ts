@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
 import { clientIp } from './client-ip';
 import { actorOrNull, type CredentialResolver } from './credentials';
+import { withRequestId } from './errors';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -235,7 +236,7 @@ function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Re
       res.setHeader('Retry-After', String(live));
       // The AWS SDK (native apps on POST /local-idp/) reads only Cognito's fault shape; it backs off on this one.
       if (speaksCognito(req)) return sendCognitoFault(res, 'TooManyRequestsException', spec.message);
-      res.status(429).json({ error: spec.message, retryAfter });
+      res.status(429).json(withRequestId(req, { error: spec.message, retryAfter }));
     },
   });
 }

@@ -249,6 +249,14 @@ describe('card images', () => {
     expect((await request(t.app).get(`${api}/cards/AAAAAAAAAAAAAAAA/share/og.png`)).status).toBe(404);
   });
 
+  it('when the earner makes their profile private, then the very next card image is 404 (no cached render outlives it)', async () => {
+    const { holder, code } = await earnedCard();
+    expect((await request(t.app).get(`${api}/cards/${code}/share/og.png`)).status).toBe(200);
+    const patch = await request(t.app).patch(`${api}/users/me/profile`).set(await authHeaders(t, holder)).send({ is_private: true });
+    expect(patch.status).toBe(200);
+    expect((await request(t.app).get(`${api}/cards/${code}/share/og.png`)).status).toBe(404);
+  });
+
   it('when qr.svg is asked for, then it is the QR code of the card page URL, cached 30 s', async () => {
     const { code } = await earnedCard();
     const res = await request(t.app).get(`${api}/cards/${code}/qr.svg`).buffer(true);
@@ -265,7 +273,7 @@ describe('card images', () => {
     for (let i = 0; i < 2; i++) expect((await request(small.app).get(`${api}/cards/${code}/qr.svg`)).status).toBe(200);
     const res = await request(small.app).get(`${api}/cards/${code}/qr.svg`);
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'Too many requests, please try again later.', retryAfter: 60 });
+    expect(res.body).toMatchObject({ error: 'Too many requests, please try again later.', retryAfter: 60 });
   });
 });
 

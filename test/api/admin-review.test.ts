@@ -96,7 +96,7 @@ describe('approve and reject', () => {
     const own = await createFundraiser(db, staff.id, { status: 'pending' });
     for (const path of ['approve', 'reject']) {
       const res = await request(t.app).post(`/api/v1/admin/fundraisers/${own.id}/${path}`).set(await as(staff)).send({ reasons: ['x'] });
-      expect({ path, status: res.status, body: res.body }).toEqual({
+      expect({ path, status: res.status, body: res.body }).toMatchObject({
         path,
         status: 403,
         body: { error: 'Forbidden', message: expect.any(String), code: 'SELF_REVIEW' },

@@ -110,7 +110,7 @@ describe('POST /ambassador-applications', () => {
     const body = { name: 'A', email: 'a@b.test', message: 'x' };
     for (let i = 0; i < 5; i += 1) await request(fresh.app).post('/api/v1/ambassador-applications').send(body).expect(201);
     const res = await request(fresh.app).post('/api/v1/ambassador-applications').send(body).expect(429);
-    expect(res.body).toEqual({ error: 'Rate limit exceeded for sensitive operation.', retryAfter: 60 });
+    expect(res.body).toMatchObject({ error: 'Rate limit exceeded for sensitive operation.', retryAfter: 60 });
   });
 });
 

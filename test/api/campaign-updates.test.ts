@@ -4,6 +4,7 @@ import { closeDb, createTestApp, type TestApp } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
+import { registerOrg } from '../helpers/organizations';
 
 afterAll(closeDb);
 afterEach(() => jest.restoreAllMocks());
@@ -94,6 +95,43 @@ describe('GET /me/campaign-updates', () => {
       await postUpdate(campaign.id, holder.id);
     }
     expect((await feed(donor)).body).toMatchObject({ unread_count: 0, data: [] });
+  });
+
+  it('when a follower (of a person or an organization) has no gift, then only public active or ended campaigns reach them; a donor also gets unlisted and paused ones', async () => {
+    const person = await createUser(t.ctx.db);
+    const orgOwner = await createUser(t.ctx.db);
+    const org = await registerOrg(t, orgOwner);
+    const follower = await createUser(t.ctx.db);
+    const donor = await createUser(t.ctx.db);
+    expect((await follow(follower, person)).status).toBe(201);
+    const orgFollow = await request(t.app).post(`${API}/subscriptions`).set(await as(follower)).send({ following_id: org.id, following_type: 'organization' });
+    expect(orgFollow.status).toBe(201);
+    const seen: string[] = [];
+    const hidden: string[] = [];
+    for (const [holderId, orgId] of [[person.id, null], [orgOwner.id, org.id]] as const) {
+      const cases = [
+        [{ status: 'active', visibility: 'public' }, seen],
+        [{ status: 'ended', visibility: 'public' }, seen],
+        [{ status: 'active', visibility: 'unlisted' }, hidden],
+        [{ status: 'paused', visibility: 'public' }, hidden],
+      ] as const;
+      for (const [over, bucket] of cases) {
+        const c = await createFundraiser(t.ctx.db, holderId, { ...over, org_id: orgId });
+        await createGift(t.ctx.db, { fundraiserId: c.id, donorUserId: donor.id, paidAt: ago(60_000) });
+        bucket.push((await postUpdate(c.id, holderId)).id);
+      }
+    }
+    const mine = await feed(follower);
+    expect(mine.body.data.map((x: any) => x.id).sort()).toEqual([...seen].sort());
+    expect(mine.body.unread_count).toBe(seen.length);
+    expect((await feed(donor)).body.unread_count).toBe(seen.length + hidden.length);
+    // The same rule decides who is notified.
+    await t.runJobs();
+    await t.runJobs();
+    const notified = async (userId: string) =>
+      (await t.ctx.db('notifications').where({ user_id: userId, type: 'campaign_update' }).select(t.ctx.db.raw("metadata->>'update_id' as id"))).map((r: any) => r.id).sort();
+    expect(await notified(follower.id)).toEqual([...seen].sort());
+    expect(await notified(donor.id)).toEqual([...seen, ...hidden].sort());
   });
 
   it("when the caller follows themself through a gift to their own campaign, then their own updates are left out", async () => {
@@ -249,6 +287,18 @@ describe('PUT /me/campaign-updates/{id}/read and /read-all', () => {
     const all = await request(t.app).put(`${API}/me/campaign-updates/read-all`).set(h);
     expect(all.body).toEqual({ success: true, updated: 1, unread_count: 0 });
     expect((await request(t.app).put(`${API}/me/campaign-updates/read-all`).set(h).send({ until: 'yesterday' })).status).toBe(400);
+  });
+
+  it('when read-all has until = the newest item\'s created_at as printed (microseconds stored), then that item is marked too', async () => {
+    const { holder, campaign } = await holderWithCampaign();
+    const me = await createUser(t.ctx.db);
+    await follow(me, holder);
+    const u = await postUpdate(campaign.id, holder.id, { at: new Date(Date.now() + 5_000) });
+    await t.ctx.db('project_updates').where({ id: u.id }).update({ created_at: t.ctx.db.raw("created_at + interval '456 microseconds'") });
+    const newest = (await feed(me)).body.data[0];
+    expect(newest.id).toBe(u.id);
+    const r = await request(t.app).put(`${API}/me/campaign-updates/read-all`).set(await as(me)).send({ until: newest.created_at });
+    expect(r.body).toEqual({ success: true, updated: 1, unread_count: 0 });
   });
 
   it('when the feed has unread items, then GET /notifications shows the same count as updatesUnreadCount', async () => {

@@ -62,7 +62,7 @@ describe('adaptive CAPTCHA on sign-in', () => {
     await failTimes(t, email, 3);
     const res = await signIn(t, { email, password: PASSWORD });
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       error: 'CAPTCHA required',
       message: expect.any(String),
       requiresCaptcha: true,
@@ -102,7 +102,7 @@ describe('adaptive CAPTCHA on sign-in', () => {
     await failTimes(t, email, 3);
     const res = await signIn(t, { email, password: PASSWORD, captchaToken: 'bad-token' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'CAPTCHA verification failed', message: expect.any(String), captchaFailed: true });
+    expect(res.body).toMatchObject({ error: 'CAPTCHA verification failed', message: expect.any(String), captchaFailed: true });
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(verifyCalls).toHaveLength(1);
   });

@@ -108,14 +108,14 @@ describe('POST /fundraisers/:fundraiserId/comments', () => {
     let last: request.Response | null = null;
     for (let i = 0; i < 61; i += 1) last = await request(t2.app).post(`/api/v1/fundraisers/${f.id}/comments`).set(h).send({ body: 'g', gif_id: 'g1' });
     expect(last!.status).toBe(429);
-    expect(last!.body).toEqual({ error: 'Too many GIF requests. Please wait a minute and try again.', retryAfter: 60 });
+    expect(last!.body).toMatchObject({ error: 'Too many GIF requests. Please wait a minute and try again.', retryAfter: 60 });
   });
 
   test('when the email is not verified then 403 EMAIL_NOT_VERIFIED', async () => {
     const u = await createUser(db, { email_verified: false });
     const res = await comment(u, f.id, { body: 'hi' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       error: 'Forbidden', message: 'Please verify your email address to continue', code: 'EMAIL_NOT_VERIFIED', action: 'verify_email',
     });
   });
@@ -217,5 +217,43 @@ describe('DELETE /comments/:id', () => {
   test('when unauthenticated or a bad id then 401 / 400', async () => {
     expect((await request(t.app).delete(`/api/v1/comments/${randomUUID()}`)).status).toBe(401);
     expect((await request(t.app).delete('/api/v1/comments/nope').set(await authHeaders(t, alice))).status).toBe(400);
+  });
+});
+
+describe('comment_received notifications', () => {
+  const received = (userId: string, commentId: string) =>
+    db('notifications').where({ user_id: userId, type: 'comment_received' }).whereRaw("metadata->>'comment_id' = ?", [commentId]);
+
+  test('when someone comments and replies, then the holder and the parent\'s author each get one comment_received; the commenter never', async () => {
+    const holder = await createUser(db);
+    const campaign = await createFundraiser(db, holder.id, { title: 'Roof <repairs>' });
+    const top = await comment(alice, campaign.id, { body: 'Love <b>this</b> project' });
+    await t.runJobs();
+    await t.runJobs();
+    const toHolder = await received(holder.id, top.body.data.id);
+    expect(toHolder).toHaveLength(1);
+    expect(toHolder[0]).toMatchObject({ title: 'New comment', category: 'social' });
+    expect(toHolder[0].message).toContain('Alice');
+    expect(toHolder[0].message).toContain('Roof &lt;repairs&gt;');
+    expect(await received(alice.id, top.body.data.id)).toHaveLength(0);
+    // Its mail goes out under the comment_received toggle (on by default).
+    await t.runJobs();
+    expect(await db('mail_outbox').where({ to: holder.email })).not.toHaveLength(0);
+
+    const reply = await comment(bob, campaign.id, { body: 'Agreed', parent_id: top.body.data.id });
+    await t.runJobs();
+    await t.runJobs();
+    expect(await received(alice.id, reply.body.data.id)).toMatchObject([{ title: 'New reply to your comment' }]);
+    expect(await received(holder.id, reply.body.data.id)).toHaveLength(1);
+    expect(await received(bob.id, reply.body.data.id)).toHaveLength(0);
+
+    // The holder commenting or replying on their own campaign notifies nobody of themself; the parent's author still hears of the reply.
+    const own = await comment(holder, campaign.id, { body: 'Thanks all', parent_id: top.body.data.id });
+    await t.runJobs();
+    await t.runJobs();
+    expect(await received(holder.id, own.body.data.id)).toHaveLength(0);
+    expect(await received(alice.id, own.body.data.id)).toHaveLength(1);
+    const list = await request(t.app).get('/api/v1/notifications').set(await authHeaders(t, holder));
+    expect(list.body.notifications.map((n: any) => n.type)).toContain('comment_received');
   });
 });

@@ -116,7 +116,7 @@ describe('credential resolver', () => {
     expect((jwt.decode(forever) as jwt.JwtPayload).exp).toBeUndefined();
     const bearer = await request(app).get('/api/v1/probe').set('Authorization', `Bearer ${forever}`);
     expect(bearer.status).toBe(401);
-    expect(bearer.body).toEqual({ error: 'Invalid token', message: expect.any(String), code: 'TOKEN_INVALID' });
+    expect(bearer.body).toMatchObject({ error: 'Invalid token', message: expect.any(String), code: 'TOKEN_INVALID' });
     const cookie = await request(app).get('/api/v1/probe').set('Cookie', `id_token=${forever}`);
     expect(cookie.status).toBe(401);
     expect(cookie.body.code).toBe('TOKEN_INVALID');

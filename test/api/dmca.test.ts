@@ -71,7 +71,7 @@ describe('POST /dmca/notice', () => {
     for (let i = 0; i < 5; i++) expect((await send(app, notice())).status).toBe(201);
     const res = await send(app, notice());
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'Rate limit exceeded for sensitive operation.', retryAfter: 60 });
+    expect(res.body).toMatchObject({ error: 'Rate limit exceeded for sensitive operation.', retryAfter: 60 });
     expect(res.headers['ratelimit-policy']).toBe('5;w=60');
   });
 });

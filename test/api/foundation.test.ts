@@ -104,7 +104,7 @@ describe('readiness', () => {
       const app = buildApp(ctx, [health]);
       const res = await request(app).get('/readyz');
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: 'Not ready', message: expect.any(String) });
+      expect(res.body).toMatchObject({ error: 'Not ready', message: expect.any(String) });
       expect((await request(app).get('/healthz')).status).toBe(200);
     } finally {
       await deadDb.destroy();
@@ -118,14 +118,33 @@ describe('errors', () => {
     const res = await request(app).get('/api/v1/nope');
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/application\/json/);
-    expect(res.body).toEqual({ error: 'Not found', message: expect.any(String) });
+    expect(res.body).toMatchObject({ error: 'Not found', message: expect.any(String) });
   });
 
   test('when the body is malformed JSON then 400', async () => {
     const { app } = createTestApp();
     const res = await request(app).post('/api/v1/nope').set('Content-Type', 'application/json').send('{"a":');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Invalid JSON', message: expect.any(String) });
+    expect(res.body).toMatchObject({ error: 'Invalid JSON', message: expect.any(String) });
+  });
+
+  test('when any error is answered then its body carries request_id equal to the X-Request-Id header', async () => {
+    const { t } = loggedApp();
+    const answers = [
+      await request(t.app).get('/api/v1/nope'),
+      await request(t.app).get('/nope-at-the-root'),
+      await request(t.app).post('/api/v1/nope').set('Content-Type', 'application/json').send('{"a":'),
+      await request(t.app).get('/api/v1/err-probe/items/not-a-uuid'),
+      await request(t.app).post('/api/v1/err-probe/items').send({ name: '' }),
+      await request(t.app).get('/api/v1/err-probe/boom'),
+      await request(t.app).get('/api/v1/nope').set('X-Request-Id', 'bug-report-42'),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(typeof res.headers['x-request-id']).toBe('string');
+      expect(res.body.request_id).toBe(res.headers['x-request-id']);
+    }
+    expect(answers.at(-1)!.body.request_id).toBe('bug-report-42');
   });
 
   test('when the body is over the limit then 413', async () => {
@@ -133,14 +152,14 @@ describe('errors', () => {
     const big = JSON.stringify({ a: 'x'.repeat(1024 * 1024 + 10) });
     const res = await request(app).post('/api/v1/nope').set('Content-Type', 'application/json').send(big);
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: 'Payload too large', message: expect.any(String) });
+    expect(res.body).toMatchObject({ error: 'Payload too large', message: expect.any(String) });
   });
 
   test('when a uuid path parameter is not a uuid then 400 with details, never 404 or 500', async () => {
     const { t } = loggedApp();
     const res = await request(t.app).get('/api/v1/err-probe/items/not-a-uuid');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       error: 'Validation failed',
       message: expect.any(String),
       details: [{ path: 'params.id', message: expect.any(String) }],
@@ -171,7 +190,7 @@ describe('errors', () => {
     const { t, lines } = loggedApp();
     const res = await request(t.app).get('/api/v1/err-probe/boom').set('X-Request-Id', 'req-boom-1');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: 'Internal server error', message: expect.any(String), requestId: 'req-boom-1' });
+    expect(res.body).toMatchObject({ error: 'Internal server error', message: expect.any(String), requestId: 'req-boom-1', request_id: 'req-boom-1' });
     expect(res.text).not.toMatch(/secret internals|postgres:\/\/|\bat .*\.ts:\d+/);
     const logged = lines().filter((l) => l.level === 50);
     expect(logged.some((l) => l.requestId === 'req-boom-1' && String(l.err?.message).includes('secret internals'))).toBe(true);

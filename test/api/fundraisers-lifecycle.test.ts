@@ -147,7 +147,7 @@ describe('POST /fundraisers: transition table (create rows)', () => {
     for (const status of ['active', 'pending']) {
       const res = await post(u, body({ status }));
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({
+      expect(res.body).toMatchObject({
         error: 'Forbidden', message: 'Please verify your email address to continue', code: 'EMAIL_NOT_VERIFIED', action: 'verify_email',
       });
     }

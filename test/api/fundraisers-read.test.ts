@@ -48,7 +48,7 @@ describe('visibility of the detail reads', () => {
       expect(guest.status).toBe(isPublic ? 200 : 404);
       expect(someone.status).toBe(isPublic ? 200 : 404);
       expect(mine.status).toBe(200);
-      if (!isPublic) expect(guest.body).toEqual({ error: 'Not found', message: 'Fundraiser not found' });
+      if (!isPublic) expect(guest.body).toMatchObject({ error: 'Not found', message: 'Fundraiser not found' });
     }
   });
 });

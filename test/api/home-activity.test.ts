@@ -169,7 +169,7 @@ describe('POST /presence/fundraisers/{id}', () => {
     const b = await createFundraiser(db, owner.id);
     for (let i = 0; i < 4; i += 1) await request(t.app).post(`/api/v1/presence/fundraisers/${a.id}?v=visitor-abc`).expect(204);
     const res = await request(t.app).post(`/api/v1/presence/fundraisers/${a.id}?v=visitor-abc`).expect(429);
-    expect(res.body).toEqual({ error: 'Too many requests, please try again later.', retryAfter: 60 });
+    expect(res.body).toMatchObject({ error: 'Too many requests, please try again later.', retryAfter: 60 });
     expect(res.headers['ratelimit-policy']).toBe('4;w=60');
     await request(t.app).post(`/api/v1/presence/fundraisers/${b.id}?v=visitor-abc`).expect(204);
   });

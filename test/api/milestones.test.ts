@@ -110,3 +110,50 @@ describe('milestones', () => {
     expect((await request(t.app).get('/api/v1/fundraisers/nope/milestones')).status).toBe(400);
   });
 });
+
+describe('GET /projects/{fundraiserId}/funding-stats', () => {
+  /** A payout of the holder's connected account with this campaign's share of it (a withdrawal). */
+  async function withdrawal(fid: string, amount: number, status: 'pending' | 'in_transit' | 'paid' | 'failed') {
+    const acct = `acct_${owner.id.slice(0, 12)}`;
+    await t.ctx.db('processor_accounts').insert({ id: acct, owner_type: 'user', owner_id: owner.id }).onConflict().ignore();
+    const [p] = await t.ctx.db('payouts')
+      .insert({ processor_payout_id: `po_${randomUUID()}`, processor_account_id: acct, amount_cents: amount, currency: 'usd', status })
+      .returning('id');
+    await t.ctx.db('withdrawals').insert({ payout_id: p.id, fundraiser_id: fid, amount_cents: amount, currency: 'usd', status });
+  }
+
+  test('when a project is read, then 200 with its allocation, disbursement and milestone counts (guest or owner)', async () => {
+    const g = await createFundraiser(t.ctx.db, owner.id, { is_project: true, raised_cents: 500_000, currency: 'usd' });
+    await add({ title: 'Materials', amount_cents: 200_000 }, g.id);
+    await add({ title: 'Labour', amount_cents: 150_000, status: 'in_progress' }, g.id);
+    await add({ title: 'Opening', status: 'done' }, g.id);
+    await withdrawal(g.id, 120_000, 'paid');
+    await withdrawal(g.id, 30_000, 'in_transit');
+    await withdrawal(g.id, 9_999, 'failed');
+    const res = await request(t.app).get(`/api/v1/projects/${g.id}/funding-stats`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        fundraiser_id: g.id, is_project: true, currency: 'USD', raised_cents: 500_000,
+        allocated_cents: 350_000, unallocated_cents: 150_000,
+        disbursed_cents: 120_000, pending_disbursement_cents: 30_000, disbursement_count: 1,
+        milestones: { total: 3, planned: 1, in_progress: 1, done: 1 },
+      },
+    });
+    expect((await request(t.app).get(`/api/v1/projects/${g.id}/funding-stats`).set(await authHeaders(t, owner))).status).toBe(200);
+  });
+
+  test('when the campaign is not a project, then 200 with zeros; unreadable or unknown 404; a non-uuid 400', async () => {
+    const plain = await createFundraiser(t.ctx.db, owner.id, { is_project: false, raised_cents: 10_000 });
+    const res = await request(t.app).get(`/api/v1/projects/${plain.id}/funding-stats`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      fundraiser_id: plain.id, is_project: false, raised_cents: 0, allocated_cents: 0, unallocated_cents: 0, disbursed_cents: 0,
+      pending_disbursement_cents: 0, disbursement_count: 0, milestones: { total: 0, planned: 0, in_progress: 0, done: 0 },
+    });
+    const priv = await createFundraiser(t.ctx.db, owner.id, { is_project: true, visibility: 'private' });
+    expect((await request(t.app).get(`/api/v1/projects/${priv.id}/funding-stats`)).status).toBe(404);
+    expect((await request(t.app).get(`/api/v1/projects/${randomUUID()}/funding-stats`)).status).toBe(404);
+    expect((await request(t.app).get('/api/v1/projects/nope/funding-stats')).status).toBe(400);
+  });
+});

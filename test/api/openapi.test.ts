@@ -49,6 +49,21 @@ describe('OpenAPI and docs', () => {
   const base = createTestApp();
   const app = buildApp(base.ctx, all);
 
+  test('when the descriptions are read, then they state what the service does today (attestation, feed rule, listings, notifications, request_id)', async () => {
+    const doc = (await request(app).get('/api/v1/openapi.json')).body;
+    const desc = (path: string, method: string) => String(doc.paths[path][method].description);
+    for (const [path, method] of [['/api/v1/payments/create-intent', 'post'], ['/api/v1/donations', 'post'], ['/api/v1/platform/tips', 'post']]) {
+      expect(desc(path, method)).toContain('X-App-Attestation');
+      expect(desc(path, method)).not.toMatch(/no native-app attestation|not supported/i);
+    }
+    expect(desc('/api/v1/me/campaign-updates', 'get')).toContain('public and active or ended');
+    expect(desc('/api/v1/me/campaign-updates/read-all', 'put')).toContain('millisecond');
+    expect(desc('/api/v1/organizations/{idOrSlug}/updates', 'get')).toContain('unlisted');
+    expect(desc('/api/v1/fundraisers/{id}/comments', 'post')).toContain('comment_received');
+    expect(desc('/api/v1/org-admin/{slug}/documents/{documentId}', 'get')).toContain('private, no-store');
+    expect(doc.components.schemas.Error.properties.request_id).toBeDefined();
+  });
+
   test('when GET /api/v1/openapi.json then an OpenAPI 3.1 document lists every mounted route under its {param} path', async () => {
     const res = await request(app).get('/api/v1/openapi.json');
     expect(res.status).toBe(200);

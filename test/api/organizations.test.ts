@@ -70,7 +70,7 @@ describe('POST /organizations', () => {
     for (let i = 0; i < 5; i++) expect((await request(t.app).post(api('/organizations')).set(h).send({ name: `Burst ${i}` })).status).toBe(201);
     const r = await request(t.app).post(api('/organizations')).set(h).send({ name: 'Burst 6' });
     expect(r.status).toBe(429);
-    expect(r.body).toEqual({ error: 'Too many organization registrations. Please try again later.', retryAfter: 3600 });
+    expect(r.body).toMatchObject({ error: 'Too many organization registrations. Please try again later.', retryAfter: 3600 });
   });
 
   it('when parent_id is given, then it needs org.manage_children in the parent (admin 403, unknown 404, owner 201)', async () => {
@@ -123,20 +123,24 @@ describe('public organization reads', () => {
     expect(r.body).toEqual({ data: { total_raised_cents: 5000, fundraiser_count: 1, donor_count: 1, member_count: 1 } });
   });
 
-  it('when updates are read, then live updates of its public campaigns come newest first', async () => {
+  it('when updates are read, then live updates of its public campaigns come newest first; unlisted ones are never named', async () => {
     const u = await createUser(db());
     const org = await registerOrg(t, u);
     const f = await createFundraiser(db(), u.id, { org_id: org.id, is_project: true });
     const hidden = await createFundraiser(db(), u.id, { org_id: org.id, status: 'draft' });
+    const unlisted = await createFundraiser(db(), u.id, { org_id: org.id, visibility: 'unlisted', title: 'Quiet appeal' });
     const at = (s: number) => new Date(Date.now() - s * 1000);
     await db()('project_updates').insert([
       { fundraiser_id: f.id, author_user_id: u.id, title: 'Old', body: 'first', created_at: at(60) },
       { fundraiser_id: f.id, author_user_id: u.id, title: 'New', body: 'second', created_at: at(10) },
       { fundraiser_id: f.id, author_user_id: u.id, title: 'Gone', body: 'withdrawn', created_at: at(5), deleted_at: at(1) },
       { fundraiser_id: hidden.id, author_user_id: u.id, title: 'Draft', body: 'not public', created_at: at(1) },
+      { fundraiser_id: unlisted.id, author_user_id: u.id, title: 'Unlisted', body: 'link only', created_at: at(2) },
     ]);
     const r = await request(t.app).get(api(`/organizations/${org.id}/updates`));
     expect(r.body.data.map((x: any) => x.title)).toEqual(['New', 'Old']);
+    // An unlisted campaign is readable with its link only: a public listing never names it.
+    expect(JSON.stringify(r.body)).not.toContain(unlisted.slug);
     expect(r.body.data[0]).toMatchObject({ type: 'update', fundraiser: { id: f.id, slug: f.slug }, like_count: 0 });
     expect(r.body.pagination.total).toBe(2);
   });
@@ -155,7 +159,8 @@ describe('public organization reads', () => {
     expect(priv.body.data.url).toBeNull();
     // Stored through the storage port (shared by every replica), under a key the API never hands out.
     const row = await db()('org_documents').where({ id: priv.body.data.id }).first();
-    expect(row.storage_key).toBe(`org-documents/${org.id}/${priv.body.data.id}.pdf`);
+    expect(row.storage_key).toMatch(new RegExp(`^org-documents/${org.id}/[0-9a-f-]{36}\\.pdf$`));
+    expect(row.storage_key).not.toContain(priv.body.data.id);
     expect(Buffer.compare((await t.ctx.storage.read(row.storage_key, 1 << 20))!, TINY_PDF)).toBe(0);
     expect(JSON.stringify([pub.body, priv.body])).not.toContain(row.storage_key);
     const list = await request(t.app).get(api(`/organizations/${org.slug}/documents/public`));
@@ -171,6 +176,34 @@ describe('public organization reads', () => {
     const admin = await request(t.app).get(api(`/org-admin/${org.slug}/documents`)).set(await as(u));
     expect(admin.body.data.map((d: any) => d.name).sort()).toEqual(['Annual report', 'Bank letter']);
     expect((await request(t.app).get(api(`/org-admin/${org.slug}/documents/${priv.body.data.id}`)).set(await as(u))).status).toBe(200);
+  });
+
+  it('when a private document is uploaded, then no /media/ URL serves it and only a current member reads it (private, no-store)', async () => {
+    const owner = await createUser(db());
+    const member = await createUser(db());
+    const org = await registerOrg(t, owner);
+    await addMembership(db(), org.id, member.id, 'org_viewer');
+    const priv = await request(t.app)
+      .post(api(`/org-admin/${org.slug}/documents?name=Bank%20letter&is_public=false`))
+      .set(await as(owner)).set('Content-Type', 'application/pdf').send(TINY_PDF);
+    expect(priv.status).toBe(201);
+    const docId = priv.body.data.id;
+    const row = await db()('org_documents').where({ id: docId }).first();
+    // Neither the path built from ids a member sees, nor the stored key itself, nor a document
+    // stored under the old id-based key (existing uploads) is served under /media/.
+    const legacyKey = `org-documents/${org.id}/${randomUUID()}.pdf`;
+    await t.ctx.storage.put(legacyKey, TINY_PDF, { contentType: 'application/pdf' });
+    for (const key of [`org-documents/${org.id}/${docId}.pdf`, row.storage_key, legacyKey]) {
+      const r = await request(t.app).get(`/media/${key}`);
+      expect([key, r.status]).toEqual([key, 404]);
+      expect(r.headers['cache-control'] ?? '').not.toContain('public');
+    }
+    const url = api(`/org-admin/${org.slug}/documents/${docId}`);
+    const read = await request(t.app).get(url).set(await as(member));
+    expect([read.status, read.headers['cache-control']]).toEqual([200, 'private, no-store']);
+    await db()('org_members').where({ org_id: org.id, user_id: member.id }).del();
+    expect([403, 404]).toContain((await request(t.app).get(url).set(await as(member))).status);
+    expect((await request(t.app).get(url)).status).toBe(401);
   });
 
   it('when a document is not a PDF, then 400; another media type 415; over 10 MB 413', async () => {

@@ -133,7 +133,7 @@ function expectNoLegacyHeaders(responses: Response[]) {
 
 function expect429(res: Response, cap: number, window: number, message: string) {
   expect(res.status).toBe(429);
-  expect(res.body).toEqual({ error: message, retryAfter: window });
+  expect(res.body).toEqual({ error: message, retryAfter: window, request_id: res.headers['x-request-id'] });
   expect(res.headers['ratelimit-policy']).toBe(`${cap};w=${window}`);
   expect(res.headers['ratelimit-limit']).toBe(String(cap));
   expect(res.headers['ratelimit-remaining']).toBe('0');
@@ -230,7 +230,7 @@ describe('rate limits', () => {
     expect(Math.min(...ok.map((r) => Number(r.headers['ratelimit-remaining'])))).toBe(200);
     const over = await hit(server, h);
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: GENERIC, retryAfter: 60 });
+    expect(over.body).toMatchObject({ error: GENERIC, retryAfter: 60 });
     // The 429 comes from the global bucket, which refused it, so its headers describe that bucket.
     expect(over.headers['ratelimit-policy']).toBe('100;w=60');
     expect(over.headers['retry-after']).toMatch(/^\d+$/);

@@ -74,7 +74,7 @@ describe('bounded ranked search', () => {
       const refused = await search(saturating, '10.0.0.4');
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBe('1');
-      expect(refused.body).toEqual({
+      expect(refused.body).toMatchObject({
         error: 'Service unavailable',
         message: expect.any(String),
         code: 'SEARCH_BUSY',
@@ -107,7 +107,7 @@ describe('bounded ranked search', () => {
     }
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
-    expect(res.body).toEqual({ error: 'Service unavailable', message: expect.any(String), code: 'SEARCH_TIMEOUT', retryAfter: 1 });
+    expect(res.body).toMatchObject({ error: 'Service unavailable', message: expect.any(String), code: 'SEARCH_TIMEOUT', retryAfter: 1 });
     // The slot is given back, and the next search (nothing blocking it now) answers.
     expect(searchGate(timingOut.ctx).active).toBe(0);
     const again = await search(timingOut, '10.0.1.2');

@@ -59,15 +59,16 @@ describe('campaign share images', () => {
     expect(sizes.map((m) => [m.width, m.height])).toEqual([[1200, 630], [1080, 1080], [1080, 1920]]);
   });
 
-  test('when the campaign is a draft, private, deleted or unknown then 404 in the error shape', async () => {
+  test('when the campaign is a draft, paused, private, deleted or unknown then 404 in the error shape', async () => {
     const draft = await createFundraiser(t.ctx.db, owner.id, { status: 'draft' });
+    const paused = await createFundraiser(t.ctx.db, owner.id, { status: 'paused' });
     const priv = await createFundraiser(t.ctx.db, owner.id, { visibility: 'private' });
     const gone = await createFundraiser(t.ctx.db, owner.id, { deleted_at: new Date() });
-    for (const slug of [draft.slug, priv.slug, gone.slug, 'no-such-campaign']) {
+    for (const slug of [draft.slug, paused.slug, priv.slug, gone.slug, 'no-such-campaign']) {
       for (const file of ['og.png', 'poster.png', 'story.png', 'share-kit.zip']) {
         const res = await request(t.app).get(`/api/v1/fundraisers/slug/${slug}/${file}`);
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'Not found', message: 'Fundraiser not found' });
+        expect(res.body).toMatchObject({ error: 'Not found', message: 'Fundraiser not found' });
       }
     }
   });
@@ -93,6 +94,18 @@ describe('campaign share images', () => {
     await t.ctx.cache.del(`share-image:og:${c.slug}:-`);
     const fresh = await get(`/fundraisers/slug/${c.slug}/og.png`);
     expect(fresh.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  test('when a campaign is made private, paused or deleted, then the very next image request is 404 (no cached render outlives it)', async () => {
+    const changes: Array<Record<string, unknown>> = [{ visibility: 'private' }, { status: 'paused' }, { deleted_at: new Date() }];
+    for (const change of changes) {
+      const c = await createFundraiser(t.ctx.db, owner.id, { title: 'Soon hidden' });
+      for (const file of ['og.png', 'poster.png', 'story.png']) expect((await get(`/fundraisers/slug/${c.slug}/${file}`)).status).toBe(200);
+      await t.ctx.db('fundraisers').where({ id: c.id }).update(change);
+      for (const file of ['og.png', 'poster.png', 'story.png', 'share-kit.zip']) {
+        expect([JSON.stringify(change), file, (await request(t.app).get(`/api/v1/fundraisers/slug/${c.slug}/${file}`)).status]).toEqual([JSON.stringify(change), file, 404]);
+      }
+    }
   });
 
   test('when the cover is stored by the service then it is drawn; a remote cover is never fetched', async () => {
@@ -137,6 +150,30 @@ describe('GET /profiles/{idOrSlug}/share-image.png', () => {
     }
     expect((await get(`/profiles/${slug}/share-image.png?lang=es`)).status).toBe(200);
     expect((await request(t.app).get(`/api/v1/profiles/${slug}/share-image.png?lang=xx`)).status).toBe(400);
+  });
+
+  test('when a profile is made private through PATCH /users/me/profile, then the very next share-image request is 404', async () => {
+    const user = await createUser(t.ctx.db);
+    const slug = (await t.ctx.db('users').where({ id: user.id }).first('profile_slug')).profile_slug as string;
+    for (const key of [slug, user.id]) expect((await get(`/profiles/${key}/share-image.png`)).status).toBe(200);
+    const patch = await request(t.app).patch('/api/v1/users/me/profile').set(await authHeaders(t, user)).send({ is_private: true });
+    expect(patch.status).toBe(200);
+    for (const key of [slug, user.id]) expect((await request(t.app).get(`/api/v1/profiles/${key}/share-image.png`)).status).toBe(404);
+  });
+
+  test('when a slug is given up and taken by another account, then its card is the new holder\'s at once', async () => {
+    const first = await createUser(t.ctx.db, { name: 'First Holder' });
+    const second = await createUser(t.ctx.db, { name: 'Second Holder' });
+    const slug = `handle-${Date.now().toString(36)}`;
+    await t.ctx.db('users').where({ id: first.id }).update({ profile_slug: slug });
+    const before = await get(`/profiles/${slug}/share-image.png`);
+    expect(before.status).toBe(200);
+    await t.ctx.db('users').where({ id: first.id }).update({ profile_slug: `${slug}-old` });
+    await t.ctx.db('users').where({ id: second.id }).update({ profile_slug: slug });
+    const after = await get(`/profiles/${slug}/share-image.png`);
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(after.headers.etag).toBe((await get(`/profiles/${second.id}/share-image.png`)).headers.etag);
   });
 
   test('when the profile is private, banned or missing then 404', async () => {

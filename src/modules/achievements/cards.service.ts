@@ -22,10 +22,13 @@ export async function cardQr(ctx: AppContext, code: string): Promise<string> {
 /**
  * A card image as a guest sees the card (404 otherwise), rendered by the one share-image
  * renderer and kept CARD_TTL_S seconds (base64 in ctx.cache, so replicas with Redis share it).
+ * The card is read on every request, before the cache: a profile made private is 404 at once,
+ * and a campaign that stopped being readable is never drawn from an older render (the key says
+ * whether the campaign is shown).
  */
 export async function cardPng(ctx: AppContext, code: string, lang: AchievementLang, asset: CardAsset): Promise<Buffer> {
-  const b64 = await ctx.cache.wrap(`card-image:${asset}:${code}:${lang}`, CARD_TTL_S, async () => {
-    const c = await loadCard(ctx.db, null, code);
+  const c = await loadCard(ctx.db, null, code);
+  const b64 = await ctx.cache.wrap(`card-image:${asset}:${code}:${lang}:${c.fundraiser ? 'f' : '-'}`, CARD_TTL_S, async () => {
     const w = cardWords(lang);
     const qr = asset === 'og' ? null : `data:image/svg+xml;base64,${Buffer.from(await qrSvg(ctx, code)).toString('base64')}`;
     const node = cardImage(

@@ -88,3 +88,10 @@ export async function setLike(trx: Knex.Transaction, commentId: string, userId: 
     : await q.select('like_count');
   return Number(row.like_count);
 }
+
+/** What a comment notification names of its campaign (deleted ones included, for the caller to skip). */
+export async function campaignBrief(db: Q, id: string) {
+  return db('fundraisers').where({ id }).first('id', 'title', 'slug', 'owner_user_id', 'org_id', 'deleted_at') as Promise<
+    { id: string; title: string; slug: string; owner_user_id: string; org_id: string | null; deleted_at: Date | null } | undefined
+  >;
+}

@@ -30,7 +30,7 @@ export default defineRoutes(
       path: '/fundraisers/:id/comments',
       summary: 'Comments of a campaign',
       description:
-        'Top-level comments newest first, paged ({ data, pagination }); each carries its replies (oldest first) in `replies`. A credential is optional: it fills liked_by_me (false for guests) and lets the owner read comments of an unpublished campaign. 404 when the campaign is not readable.',
+        'Top-level comments newest first, paged ({ data, pagination }); each carries its replies (oldest first) in `replies`. A credential is optional: it fills liked_by_me (false for guests) and lets the owner read comments of an unpublished campaign. 404 when the campaign is not readable. The campaign\'s holder (an organization\'s campaign: its owner) and, for a reply, the parent comment\'s author get a `comment_received` notification (never the commenter).',
       auth: 'optional',
       limiters: ['public'],
       params: idParams,
@@ -45,7 +45,7 @@ export default defineRoutes(
       path: '/fundraisers/:id/comments',
       summary: 'Comment on a campaign',
       description:
-        'Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable.',
+        'Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable. The campaign\'s holder (an organization\'s campaign: its owner) and, for a reply, the parent comment\'s author get a `comment_received` notification (never the commenter).',
       auth: 'required',
       flag: 'features.comments',
       limiters: [{ name: 'gifs', when: (req) => Boolean((req.body as { gif_id?: unknown } | undefined)?.gif_id) }],

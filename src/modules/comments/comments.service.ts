@@ -79,10 +79,11 @@ export async function createComment(
     // One level of threading: a reply to a reply joins its top-level thread.
     parentId = parent.parent_id ?? parent.id;
   }
+  // The comment and its event in one transaction: the holder's (and parent author's) notification follows it.
   const id = await ctx.db.transaction(async (trx) => {
-    const cid = await repo.insert(trx, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
-    await emit(trx, 'comment.created', { comment_id: cid, fundraiser_id: f.id, parent_id: parentId, author_user_id: actor.userId, created_at: new Date().toISOString() });
-    return cid;
+    const newId = await repo.insert(trx, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
+    await emit(trx, 'comment.created', { comment_id: newId, fundraiser_id: f.id, author_user_id: actor.userId, parent_id: parentId, created_at: new Date().toISOString() });
+    return newId;
   });
   return toComment((await repo.findOne(ctx.db, id, actor.userId))!);
 }

@@ -21,7 +21,7 @@ import * as receipts from './receipts.service';
 const payingRules =
   'Amounts in integer cents of the campaign\'s currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. ' +
   'A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account\'s address. ' +
-  'When CAPTCHA is configured a guest must send a passing captchaToken, else 403 `{ captchaFailed: true }`; no native-app attestation (X-App-Attestation) is accepted (APP_ATTESTATION_KEYS is not supported). ' +
+  'When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. ' +
   '`message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor\'s webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed.';
 
 export default defineRoutes(

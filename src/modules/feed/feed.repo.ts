@@ -3,13 +3,18 @@ import type { Db } from '../../db/knex';
 
 type Q = Db | Knex.Transaction;
 
+/** The spec's two rules (feed rule 3), on a fundraiser aliased `f`. */
+const FOLLOW_READABLE = `f.visibility = 'public' and f.status in ('active','ended')`;
+const GIFT_READABLE = `f.status in ('active','paused','ended') and f.visibility <> 'private'`;
+
 /**
  * The campaigns connected to user :me, with the moment the relationship began (`since`):
  * - follows: an active follow of the campaign's holder (its organization when it has one, else
  *   its owner); `since` is that follow's start, so unfollowing and following again moves it;
  * - gifts: a paid gift of :me to the campaign; `since` is the first one's payment.
- * Only campaigns anyone may read (active, paused or ended, not private, not deleted) and never
- * the caller's own. The earliest current relationship wins.
+ * A follow reaches only public campaigns that are active or ended; a gift also reaches the
+ * campaign while it is paused or unlisted (never private). Never deleted campaigns, never the
+ * caller's own. The earliest current relationship wins.
  *
  * The feed reads follows and donations in one statement: joining them in SQL is what keeps it
  * fast for a user who follows a thousand holders (bench/feed.ts).
@@ -19,22 +24,24 @@ const CONNECTED = `
     select f.id as fundraiser_id, fo.created_at as since
       from follows fo
       join fundraisers f on f.owner_user_id = fo.following_id and f.org_id is null and f.deleted_at is null
+                        and ${FOLLOW_READABLE}
      where fo.follower_id = :me and fo.following_type = 'user' and fo.deleted_at is null
     union all
     select f.id, fo.created_at
       from follows fo
       join fundraisers f on f.org_id = fo.following_id and f.org_id is not null and f.deleted_at is null
+                        and ${FOLLOW_READABLE}
      where fo.follower_id = :me and fo.following_type = 'organization' and fo.deleted_at is null
     union all
     select d.fundraiser_id, d.paid_at
       from donations d
+      join fundraisers f on f.id = d.fundraiser_id and ${GIFT_READABLE}
      where d.donor_user_id = :me and d.status = 'paid' and d.paid_at is not null
   ),
   conn as (
     select f.id, min(rel.since) as since
       from rel join fundraisers f on f.id = rel.fundraiser_id
-     where f.deleted_at is null and f.status in ('active','paused','ended') and f.visibility <> 'private'
-       and f.owner_user_id <> :me
+     where f.deleted_at is null and f.owner_user_id <> :me
      group by f.id
   )`;
 
@@ -141,7 +148,11 @@ export async function markRead(db: Q, me: string, updateId: string): Promise<num
   return r.rowCount ?? 0;
 }
 
-/** Marks every unread item of :me's feed (posted at or before `until` when given) read; answers how many. */
+/**
+ * Marks every unread item of :me's feed (posted at or before `until` when given) read; answers
+ * how many. created_at is stored to the microsecond but printed to the millisecond, so `until`
+ * is compared at the precision the caller saw (an item's own printed created_at includes it).
+ */
 export async function markAllRead(db: Q, me: string, until: string | null): Promise<number> {
   const r = await db.raw(
     `with ${CONNECTED}
@@ -149,7 +160,7 @@ export async function markAllRead(db: Q, me: string, until: string | null): Prom
      select :me, u.id
        from conn c
        join project_updates u on u.fundraiser_id = c.id and u.deleted_at is null and u.created_at >= c.since
-      where (:until::timestamptz is null or u.created_at <= :until::timestamptz)
+      where (:until::timestamptz is null or date_trunc('milliseconds', u.created_at) <= :until::timestamptz)
      on conflict do nothing`,
     { me, until },
   );
@@ -159,7 +170,8 @@ export async function markAllRead(db: Q, me: string, until: string | null): Prom
 /**
  * Who an update reaches: users connected to its campaign by a relationship that began at or
  * before the update was posted, never the campaign's owner or the update's author, and only
- * while the campaign is readable.
+ * while the campaign is readable by that relationship (feed rule 3: follows public active or
+ * ended campaigns, gifts also paused and unlisted ones).
  */
 export async function recipients(db: Q, updateId: string): Promise<string[]> {
   const r = await db.raw(
@@ -168,15 +180,14 @@ export async function recipients(db: Q, updateId: string): Promise<string[]> {
        join fundraisers f on f.id = u.fundraiser_id
        cross join lateral (
          select fo.follower_id as user_id from follows fo
-          where fo.deleted_at is null and fo.created_at <= u.created_at
+          where fo.deleted_at is null and fo.created_at <= u.created_at and ${FOLLOW_READABLE}
             and ((f.org_id is null and fo.following_type = 'user' and fo.following_id = f.owner_user_id)
               or (f.org_id is not null and fo.following_type = 'organization' and fo.following_id = f.org_id))
          union
          select d.donor_user_id from donations d
           where d.fundraiser_id = f.id and d.status = 'paid' and d.donor_user_id is not null and d.paid_at <= u.created_at
        ) x
-      where u.id = ? and u.deleted_at is null and f.deleted_at is null
-        and f.status in ('active','paused','ended') and f.visibility <> 'private'
+      where u.id = ? and u.deleted_at is null and f.deleted_at is null and ${GIFT_READABLE}
         and x.user_id <> f.owner_user_id and x.user_id <> u.author_user_id`,
     [updateId],
   );

@@ -4,7 +4,7 @@ import { feedQuery, feedResponse, readAllBody, readResponse } from './feed.schem
 import * as service from './feed.service';
 
 const CONNECTED =
-  "Connected campaigns: those whose holder the caller follows (the organization for an organization's campaign, else the owner), and those the caller gave a paid gift to, while active, paused or ended and not private; never the caller's own. Updates posted before the relationship began read as read; unfollowing and following again moves that start.";
+  "Connected campaigns: those whose holder the caller follows (the organization for an organization's campaign, else the owner) while public and active or ended, and those the caller gave a paid gift to while active, paused or ended and not private (unlisted included); never the caller's own. Updates posted before the relationship began read as read; unfollowing and following again moves that start.";
 
 // Reading the feed publishes no event and writes no audit entry.
 export default defineRoutes(
@@ -27,7 +27,7 @@ export default defineRoutes(
       method: 'put',
       path: '/read-all',
       summary: 'Mark the whole feed read',
-      description: 'Optional body `{ until }` (ISO timestamp): only updates posted at or before it are marked. `updated` counts the updates this call marked.',
+      description: 'Optional body `{ until }` (ISO timestamp): only updates posted at or before it are marked, compared at the millisecond (the precision `created_at` is shown in), so an item\'s own `created_at` includes that item. `updated` counts the updates this call marked.',
       auth: 'required',
       body: readAllBody,
       response: readResponse,

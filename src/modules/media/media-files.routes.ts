@@ -28,6 +28,13 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 const isHead = (req: Request) => req.method === 'HEAD';
 
 /**
+ * Stored areas whose files are read only through routes that check who may see them (org
+ * documents: the public documents read, or org admin with org.read on every request). Their
+ * keys once used ids every member sees, so /media/ must never stream them, whatever the key.
+ */
+const UNSERVED_AREAS = new Set(['org-documents']);
+
+/**
  * Stored files (uploads, crops, rendered images) under /media/, from whichever store is
  * configured, so the URLs the API hands out work with local disk and with a private bucket.
  * Keys are never reused, so answers are cacheable for a year; single byte ranges let players seek in videos.
@@ -40,12 +47,13 @@ export default defineRoutes(
       path: '/:area/:owner/:file',
       summary: 'A stored file (upload, crop, rendered image)',
       description:
-        'Streams the file with its media type, `Cache-Control: public, max-age=31536000, immutable` (a key never changes) and `Accept-Ranges: bytes`; one `Range` answers 206 (416 when unsatisfiable). Unknown file 404.',
+        'Streams the file (uploads, crops, rendered images; never organization documents, which only their own routes serve) with its media type, `Cache-Control: public, max-age=31536000, immutable` (a key never changes) and `Accept-Ranges: bytes`; one `Range` answers 206 (416 when unsatisfiable). Unknown file 404.',
       auth: 'none',
       params: mediaFileParams,
       produces: 'application/octet-stream',
       errors: [404, 416],
       handler: async ({ req, res, ctx, params }) => {
+        if (UNSERVED_AREAS.has(params.area)) throw notFound('File');
         const key = `${params.area}/${params.owner}/${params.file}`;
         let obj = await ctx.storage.open(key);
         if (!obj) throw notFound('File');

@@ -72,3 +72,23 @@ export async function dropMachineTranslations(trx: Knex.Transaction, id: string)
 export async function insertMachineTranslation(trx: Knex.Transaction, row: { milestone_id: string; lang: Locale; title: string; description: string | null }) {
   await trx('milestone_translations').insert({ ...row, source: 'machine' }).onConflict(['milestone_id', 'lang']).ignore();
 }
+
+/** A campaign's milestones by status, and the sum of their amounts (the money allocated to them). */
+export async function milestoneCounts(db: Q, fundraiserId: string) {
+  const r = await db('milestones')
+    .where({ fundraiser_id: fundraiserId })
+    .first(
+      db.raw('count(*)::int as total'),
+      db.raw(`count(*) filter (where status = 'planned')::int as planned`),
+      db.raw(`count(*) filter (where status = 'in_progress')::int as in_progress`),
+      db.raw(`count(*) filter (where status = 'done')::int as done`),
+      db.raw('coalesce(sum(amount_cents), 0)::bigint as allocated_cents'),
+    );
+  return {
+    total: Number(r?.total ?? 0),
+    planned: Number(r?.planned ?? 0),
+    in_progress: Number(r?.in_progress ?? 0),
+    done: Number(r?.done ?? 0),
+    allocated_cents: Number(r?.allocated_cents ?? 0),
+  };
+}

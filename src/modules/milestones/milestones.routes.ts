@@ -4,6 +4,7 @@ import {
   createMilestoneBody, editMilestoneBody, fundraiserParams, langQuery, milestone, milestoneList, milestoneParams, projectParams, wrappedList,
 } from './milestones.schemas';
 import * as service from './milestones.service';
+import { fundingStats, projectFundingStats } from './funding-stats';
 
 const ORDER = 'Ordered by due date (undated last), then creation. With `lang`, title and description are overlaid with that locale\'s translation where one exists. 404 when the campaign is not readable.';
 
@@ -22,6 +23,19 @@ export default defineRoutes(
       response: milestoneList,
       errors: [404],
       handler: async ({ ctx, actor, params, query }) => service.list(ctx, actor, params.fundraiserId, query.lang),
+    }),
+    route({
+      method: 'get',
+      path: '/projects/:fundraiserId/funding-stats',
+      summary: "A project's allocation, disbursement and milestone counts",
+      description:
+        "`{ data: { fundraiser_id, is_project, currency, raised_cents, allocated_cents (sum of milestone amounts), unallocated_cents, disbursed_cents (the campaign's shares of paid payouts), pending_disbursement_cents, disbursement_count, milestones: { total, planned, in_progress, done } } }`. A campaign that is not a project answers 200 with zeros. 404 when the campaign is not readable.",
+      auth: 'optional',
+      limiters: ['public'],
+      params: projectParams,
+      response: fundingStats,
+      errors: [404],
+      handler: ({ ctx, actor, params }) => projectFundingStats(ctx, actor, params.fundraiserId),
     }),
     route({
       method: 'get',

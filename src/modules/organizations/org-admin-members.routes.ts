@@ -166,7 +166,7 @@ export default defineRoutes(
       method: 'get',
       path: '/:slug/documents/:documentId',
       summary: 'Download a document',
-      description: `${ADMIN_DOC} The PDF, public or private. Unknown document 404.`,
+      description: `${ADMIN_DOC} The PDF, public or private, as an attachment with \`Cache-Control: private, no-store\`; org.read is checked on every request (a removed member is refused). This is the only URL that serves a private document's bytes. Unknown document 404.`,
       auth: 'required',
       policy: orgPermission('org.read'),
       params: adminDocumentParams,

@@ -6,6 +6,9 @@ type Q = Db | Knex.Transaction;
 /** Campaigns anyone may read (spec visibility rules): live, not private, not deleted. */
 const PUBLIC_CAMPAIGN = `f.status in ('active','paused','ended') and f.visibility <> 'private' and f.deleted_at is null`;
 
+/** Campaigns a public listing may name: readable and public (unlisted ones are for holders of the link only). */
+const LISTED_CAMPAIGN = `${PUBLIC_CAMPAIGN} and f.visibility = 'public'`;
+
 /** Public stats of one organization over its publicly readable campaigns. */
 export async function publicStats(db: Q, orgId: string) {
   const { rows } = await db.raw(
@@ -95,13 +98,13 @@ export async function orgDonations(db: Q, orgId: string, status: string | undefi
   return { rows, total };
 }
 
-/** Project updates of the organization's publicly readable campaigns, newest first (withdrawn ones left out). */
+/** Project updates of the organization's public campaigns, newest first (withdrawn ones and unlisted campaigns left out). */
 export async function orgUpdates(db: Q, orgId: string, limit: number, offset: number) {
   const q = db('project_updates as u')
     .join('fundraisers as f', 'f.id', 'u.fundraiser_id')
     .where('f.org_id', orgId)
     .whereNull('u.deleted_at')
-    .whereRaw(PUBLIC_CAMPAIGN);
+    .whereRaw(LISTED_CAMPAIGN);
   const rows = await q
     .clone()
     .orderBy([{ column: 'u.created_at', order: 'desc' }, { column: 'u.id', order: 'desc' }])

@@ -106,7 +106,7 @@ export default defineRoutes(
       method: 'get',
       path: '/:idOrSlug/updates',
       summary: "Project updates of an organization's campaigns",
-      description: 'Updates posted on its publicly readable campaigns, newest first; withdrawn updates are left out. Paged.',
+      description: 'Updates posted on its public campaigns (live, not deleted), newest first; withdrawn updates are left out, and so are unlisted campaigns (readable with their link only, never listed). Paged.',
       auth: 'none',
       limiters: ['public'],
       params: idOrSlugParams,

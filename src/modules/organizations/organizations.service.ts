@@ -198,7 +198,7 @@ export async function uploadDocument(ctx: AppContext, a: OrgAccess, req: Request
   // The type comes from the bytes, never from the header alone.
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw badRequest('The document must be a PDF file', { code: 'UNSUPPORTED_DOCUMENT' });
   const id = randomUUID();
-  const key = documentKey(a.org.id, id);
+  const key = documentKey(a.org.id);
   await putDocument(ctx, key, bytes);
   try {
     return await repo.insertDocument(ctx.db, {

@@ -30,7 +30,7 @@ function sendBytes(req: Request, res: Response, body: Buffer, type: string, maxA
 }
 
 const CAMPAIGN_DOC =
-  'Drawn from the guest view of the campaign (404 for drafts, private, deleted and unknown slugs): title (translated when `lang` has a translation), ' +
+  'Drawn from the guest view of the campaign (404 for drafts, paused, private, deleted and unknown slugs, checked on every request, so a change is seen at once): title (translated when `lang` has a translation), ' +
   'raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). ' +
   `Cached ${CAMPAIGN_TTL_S} s on the server; \`Cache-Control: public, max-age=${CAMPAIGN_TTL_S}\`, ETag.`;
 
@@ -78,7 +78,7 @@ export default defineRoutes(
       path: '/profiles/:idOrSlug/share-image.png',
       summary: 'Profile share image (1200x630 PNG)',
       description:
-        `Name, handle, bio and avatar (when the service stores it) of a public profile; private, missing and inactive accounts 404. lang picks the labels (default en). Cached ${PROFILE_TTL_S} s; \`Cache-Control: public, max-age=${PROFILE_TTL_S}\`, ETag.`,
+        `Name, handle, bio and avatar (when the service stores it) of a public profile; private, missing and inactive accounts 404 (checked on every request, so making a profile private takes effect at once). lang picks the labels (default en). Cached ${PROFILE_TTL_S} s; \`Cache-Control: public, max-age=${PROFILE_TTL_S}\`, ETag.`,
       auth: 'none',
       limiters: ['public'],
       params: profileParams,

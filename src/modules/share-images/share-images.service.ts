@@ -75,13 +75,22 @@ async function drawCampaign(ctx: AppContext, row: FundraiserRow, lang: ShareLang
 
 const ownLang = (row: FundraiserRow): ShareLang => (isLang(row.source_language) ? row.source_language : 'en');
 
+/**
+ * The campaign in the guest's view when its images may be shown: drafts, private and deleted
+ * campaigns are 404 here as on the slug read, and so is a paused one (it takes no gifts, so it is
+ * not promoted). Checked on every request, before the cache: a render cached a moment ago must
+ * not outlive a change to private, paused or deleted (the cache only saves drawing).
+ */
+async function shareable(ctx: AppContext, by: { slug: string } | { id: string }): Promise<FundraiserRow> {
+  const row = await readable(ctx, null, by);
+  if (row.status === 'paused') throw notFound('Fundraiser');
+  return row;
+}
+
 /** A campaign's link preview, square poster or story card (PNG), at most 30 s old. */
-export function campaignPng(ctx: AppContext, slug: string, lang: ShareLang | undefined, format: CampaignFormat): Promise<Buffer> {
-  return cachedPng(ctx, campaignKey(format, slug, lang), CAMPAIGN_TTL_S, async () => {
-    // The guest's view: drafts, private and deleted campaigns are 404 here as on the slug read.
-    const row = await readable(ctx, null, { slug });
-    return drawCampaign(ctx, row, lang, format);
-  });
+export async function campaignPng(ctx: AppContext, slug: string, lang: ShareLang | undefined, format: CampaignFormat): Promise<Buffer> {
+  const row = await shareable(ctx, { slug });
+  return cachedPng(ctx, campaignKey(format, slug, lang), CAMPAIGN_TTL_S, () => drawCampaign(ctx, row, lang, format));
 }
 
 export const CAMPAIGN_FORMATS: readonly CampaignFormat[] = ['og', 'poster', 'story'];
@@ -94,7 +103,7 @@ export const CAMPAIGN_FORMATS: readonly CampaignFormat[] = ['og', 'poster', 'sto
 export async function prerenderCampaign(ctx: AppContext, fundraiserId: string): Promise<number> {
   let row: FundraiserRow;
   try {
-    row = await readable(ctx, null, { id: fundraiserId });
+    row = await shareable(ctx, { id: fundraiserId });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return 0;
     throw err;
@@ -125,12 +134,18 @@ export async function shareKit(ctx: AppContext, slug: string, lang: ShareLang | 
   return zip.generateAsync({ type: 'nodebuffer', compression: 'STORE' });
 }
 
-/** A public profile's share image (PNG); private, missing and inactive accounts are 404. */
-export function profilePng(ctx: AppContext, idOrSlug: string, lang: ShareLang | undefined): Promise<Buffer> {
-  const key = `share-image:profile:${idOrSlug.toLowerCase()}:${lang ?? '-'}`;
+/**
+ * A public profile's share image (PNG); private, missing and inactive accounts are 404. The
+ * profile is read on every request, before the cache, so a profile made private (or a banned
+ * account) is 404 at once, not when its cached render expires.
+ */
+export async function profilePng(ctx: AppContext, idOrSlug: string, lang: ShareLang | undefined): Promise<Buffer> {
+  const p = await findProfile(ctx.db, idOrSlug);
+  if (!p || p.profile_private || p.status !== 'active') throw notFound('Profile');
+  // Keyed by the account, not the asked slug: a slug given up and taken by someone else never
+  // answers with the former holder's card.
+  const key = `share-image:profile:${p.id}:${lang ?? '-'}`;
   return cachedPng(ctx, key, PROFILE_TTL_S, async () => {
-    const p = await findProfile(ctx.db, idOrSlug);
-    if (!p || p.profile_private || p.status !== 'active') throw notFound('Profile');
     const avatar = await fitted(await localImageBytes(ctx, p.avatar), { width: 260, height: 260 });
     const node = profileImage(
       {

@@ -14,7 +14,7 @@ export default defineRoutes(
       status: 201,
       summary: 'Start a tip to the platform (one-time or monthly)',
       description:
-        'Creates a pending tip and a checkout session (a monthly subscription for `recurring`); pay at `url`, then the payer returns to `{site_url}/tip/{id}`. The processor webhook settles it. A signed-in tipper is named on the receipt unless `anonymous`. Guests send `captchaToken` when CAPTCHA is configured (403 `captchaFailed` otherwise).',
+        'Creates a pending tip and a checkout session (a monthly subscription for `recurring`); pay at `url`, then the payer returns to `{site_url}/tip/{id}`. The processor webhook settles it. A signed-in tipper is named on the receipt unless `anonymous`. Guests send `captchaToken` when CAPTCHA is configured, or from a native app a valid one-time `X-App-Attestation` (as for POST /donations); 403 `captchaFailed` otherwise.',
       auth: 'optional',
       limiters: ['auth'],
       body: createTipBody,
