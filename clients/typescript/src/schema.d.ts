@@ -623,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * Start a gift with a hosted checkout
-         * @description Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); success_url defaults to {site_url}/fundraisers/{slug}?donation={donation_id}, cancel_url to the same with &canceled=true. Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken, else 403 `{ captchaFailed: true }`; no native-app attestation (X-App-Attestation) is accepted (APP_ATTESTATION_KEYS is not supported). `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
+         * @description Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); success_url defaults to {site_url}/fundraisers/{slug}?donation={donation_id}, cancel_url to the same with &canceled=true. Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
          */
         post: operations["postDonations"];
         delete?: never;
@@ -848,13 +848,13 @@ export interface paths {
         };
         /**
          * Comments of a campaign
-         * @description Top-level comments newest first, paged ({ data, pagination }); each carries its replies (oldest first) in `replies`. A credential is optional: it fills liked_by_me (false for guests) and lets the owner read comments of an unpublished campaign. 404 when the campaign is not readable. Auth: optional. Rate limiters: public.
+         * @description Top-level comments newest first, paged ({ data, pagination }); each carries its replies (oldest first) in `replies`. A credential is optional: it fills liked_by_me (false for guests) and lets the owner read comments of an unpublished campaign. 404 when the campaign is not readable. The campaign's holder (an organization's campaign: its owner) and, for a reply, the parent comment's author get a `comment_received` notification (never the commenter). Auth: optional. Rate limiters: public.
          */
         get: operations["getFundraisersByIdComments"];
         put?: never;
         /**
          * Comment on a campaign
-         * @description Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable. Auth: required. Rate limiters: gifs. Feature flag: features.comments.
+         * @description Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable. The campaign's holder (an organization's campaign: its owner) and, for a reply, the parent comment's author get a `comment_received` notification (never the commenter). Auth: required. Rate limiters: gifs. Feature flag: features.comments.
          */
         post: operations["postFundraisersByIdComments"];
         delete?: never;
@@ -1103,7 +1103,7 @@ export interface paths {
         };
         /**
          * Campaign link-preview image (1200x630 PNG)
-         * @description Drawn from the guest view of the campaign (404 for drafts, private, deleted and unknown slugs): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Auth: none. Rate limiters: public.
+         * @description Drawn from the guest view of the campaign (404 for drafts, paused, private, deleted and unknown slugs, checked on every request, so a change is seen at once): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Auth: none. Rate limiters: public.
          */
         get: operations["getFundraisersSlugBySlugOgPng"];
         put?: never;
@@ -1123,7 +1123,7 @@ export interface paths {
         };
         /**
          * Campaign square poster (1080x1080 PNG)
-         * @description Drawn from the guest view of the campaign (404 for drafts, private, deleted and unknown slugs): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Auth: none. Rate limiters: public.
+         * @description Drawn from the guest view of the campaign (404 for drafts, paused, private, deleted and unknown slugs, checked on every request, so a change is seen at once): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Auth: none. Rate limiters: public.
          */
         get: operations["getFundraisersSlugBySlugPosterPng"];
         put?: never;
@@ -1143,7 +1143,7 @@ export interface paths {
         };
         /**
          * Campaign share kit: og.png, poster.png and story.png in one zip
-         * @description Drawn from the guest view of the campaign (404 for drafts, private, deleted and unknown slugs): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Downloaded as `<slug>-share-kit.zip`. Auth: none. Rate limiters: public.
+         * @description Drawn from the guest view of the campaign (404 for drafts, paused, private, deleted and unknown slugs, checked on every request, so a change is seen at once): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Downloaded as `<slug>-share-kit.zip`. Auth: none. Rate limiters: public.
          */
         get: operations["getFundraisersSlugBySlugShareKitZip"];
         put?: never;
@@ -1163,7 +1163,7 @@ export interface paths {
         };
         /**
          * Campaign story card (1080x1920 PNG)
-         * @description Drawn from the guest view of the campaign (404 for drafts, private, deleted and unknown slugs): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Auth: none. Rate limiters: public.
+         * @description Drawn from the guest view of the campaign (404 for drafts, paused, private, deleted and unknown slugs, checked on every request, so a change is seen at once): title (translated when `lang` has a translation), raised and goal with a progress bar, donors, and the cover when the service stores it (never fetched from elsewhere). Cached 30 s on the server; `Cache-Control: public, max-age=30`, ETag. Auth: none. Rate limiters: public.
          */
         get: operations["getFundraisersSlugBySlugStoryPng"];
         put?: never;
@@ -1623,7 +1623,7 @@ export interface paths {
         };
         /**
          * The caller's campaign-updates feed
-         * @description Newest first, paged by an opaque keyset cursor (next_cursor null on the last page). Connected campaigns: those whose holder the caller follows (the organization for an organization's campaign, else the owner), and those the caller gave a paid gift to, while active, paused or ended and not private; never the caller's own. Updates posted before the relationship began read as read; unfollowing and following again moves that start. unread_count counts the whole feed, as updatesUnreadCount on GET /notifications does. Cache-Control: private, no-store. Auth: required.
+         * @description Newest first, paged by an opaque keyset cursor (next_cursor null on the last page). Connected campaigns: those whose holder the caller follows (the organization for an organization's campaign, else the owner) while public and active or ended, and those the caller gave a paid gift to while active, paused or ended and not private (unlisted included); never the caller's own. Updates posted before the relationship began read as read; unfollowing and following again moves that start. unread_count counts the whole feed, as updatesUnreadCount on GET /notifications does. Cache-Control: private, no-store. Auth: required.
          */
         get: operations["getMeCampaignUpdates"];
         put?: never;
@@ -1664,7 +1664,7 @@ export interface paths {
         get?: never;
         /**
          * Mark the whole feed read
-         * @description Optional body `{ until }` (ISO timestamp): only updates posted at or before it are marked. `updated` counts the updates this call marked. Auth: required.
+         * @description Optional body `{ until }` (ISO timestamp): only updates posted at or before it are marked, compared at the millisecond (the precision `created_at` is shown in), so an item's own `created_at` includes that item. `updated` counts the updates this call marked. Auth: required.
          */
         put: operations["putMeCampaignUpdatesReadAll"];
         post?: never;
@@ -1935,7 +1935,7 @@ export interface paths {
         };
         /**
          * Download a document
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). The PDF, public or private. Unknown document 404. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). The PDF, public or private, as an attachment with `Cache-Control: private, no-store`; org.read is checked on every request (a removed member is refused). This is the only URL that serves a private document's bytes. Unknown document 404. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
          */
         get: operations["getOrgAdminBySlugDocumentsByDocumentId"];
         put?: never;
@@ -2227,7 +2227,7 @@ export interface paths {
         };
         /**
          * Project updates of an organization's campaigns
-         * @description Updates posted on its publicly readable campaigns, newest first; withdrawn updates are left out. Paged. Auth: none. Rate limiters: public.
+         * @description Updates posted on its public campaigns (live, not deleted), newest first; withdrawn updates are left out, and so are unlisted campaigns (readable with their link only, never listed). Paged. Auth: none. Rate limiters: public.
          */
         get: operations["getOrganizationsByIdOrSlugUpdates"];
         put?: never;
@@ -2249,7 +2249,7 @@ export interface paths {
         put?: never;
         /**
          * Start a gift with a PaymentIntent
-         * @description For clients that confirm the payment themselves (Stripe.js; with the sandbox processor POST /sandbox/payment-intents/{id}/confirm). Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken, else 403 `{ captchaFailed: true }`; no native-app attestation (X-App-Attestation) is accepted (APP_ATTESTATION_KEYS is not supported). `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
+         * @description For clients that confirm the payment themselves (Stripe.js; with the sandbox processor POST /sandbox/payment-intents/{id}/confirm). Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
          */
         post: operations["postPaymentsCreateIntent"];
         delete?: never;
@@ -2329,7 +2329,7 @@ export interface paths {
         put?: never;
         /**
          * Refresh payouts from the processor
-         * @description Repairs the account's payout rows from the processor's list, the links between payouts and the gifts they paid out, and missing ledger entries; moves no money. `accountId` defaults to your own account; another id is accepted only for an organization's account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to). Auth: required. Policy: the account is the caller's own, or an organization's where the caller holds org.manage_payouts (any other id, or no account yet, 404).
+         * @description Repairs the account's payout rows from the processor's list, the links between payouts and the gifts they paid out, and missing ledger entries; starts no new money movement. Transfers and reversals already decided but left unconfirmed (a processor timeout, a crash) are re-sent with their original idempotency key, so the processor answers what it did (or does it once) and they are recorded; `repaired.ledger_entries` counts their entries too. `accountId` defaults to your own account; another id is accepted only for an organization's account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to). Auth: required. Policy: the account is the caller's own, or an organization's where the caller holds org.manage_payouts (any other id, or no account yet, 404).
          */
         post: operations["postPayoutsRefresh"];
         delete?: never;
@@ -2389,7 +2389,7 @@ export interface paths {
         put?: never;
         /**
          * Start a tip to the platform (one-time or monthly)
-         * @description Creates a pending tip and a checkout session (a monthly subscription for `recurring`); pay at `url`, then the payer returns to `{site_url}/tip/{id}`. The processor webhook settles it. A signed-in tipper is named on the receipt unless `anonymous`. Guests send `captchaToken` when CAPTCHA is configured (403 `captchaFailed` otherwise). Auth: optional. Rate limiters: auth.
+         * @description Creates a pending tip and a checkout session (a monthly subscription for `recurring`); pay at `url`, then the payer returns to `{site_url}/tip/{id}`. The processor webhook settles it. A signed-in tipper is named on the receipt unless `anonymous`. Guests send `captchaToken` when CAPTCHA is configured, or from a native app a valid one-time `X-App-Attestation` (as for POST /donations); 403 `captchaFailed` otherwise. Auth: optional. Rate limiters: auth.
          */
         post: operations["postPlatformTips"];
         delete?: never;
@@ -2607,7 +2607,7 @@ export interface paths {
         };
         /**
          * Profile share image (1200x630 PNG)
-         * @description Name, handle, bio and avatar (when the service stores it) of a public profile; private, missing and inactive accounts 404. lang picks the labels (default en). Cached 300 s; `Cache-Control: public, max-age=300`, ETag. Auth: none. Rate limiters: public.
+         * @description Name, handle, bio and avatar (when the service stores it) of a public profile; private, missing and inactive accounts 404 (checked on every request, so making a profile private takes effect at once). lang picks the labels (default en). Cached 300 s; `Cache-Control: public, max-age=300`, ETag. Auth: none. Rate limiters: public.
          */
         get: operations["getProfilesByIdOrSlugShareImagePng"];
         put?: never;
@@ -2630,6 +2630,26 @@ export interface paths {
          * @description The slug is trimmed and lower-cased, then checked: `^[a-z0-9][a-z0-9-]{2,39}$` (reason `invalid`), not a reserved word (`reserved`), not held by another account (`taken`). Your own current slug is available to you. Auth: optional. Rate limiters: public.
          */
         get: operations["getProfilesSlugAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/projects/{fundraiserId}/funding-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's allocation, disbursement and milestone counts
+         * @description `{ data: { fundraiser_id, is_project, currency, raised_cents, allocated_cents (sum of milestone amounts), unallocated_cents, disbursed_cents (the campaign's shares of paid payouts), pending_disbursement_cents, disbursement_count, milestones: { total, planned, in_progress, done } } }`. A campaign that is not a project answers 200 with zeros. 404 when the campaign is not readable. Auth: optional. Rate limiters: public.
+         */
+        get: operations["getProjectsByFundraiserIdFundingStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3471,7 +3491,7 @@ export interface paths {
         };
         /**
          * A stored file (upload, crop, rendered image)
-         * @description Streams the file with its media type, `Cache-Control: public, max-age=31536000, immutable` (a key never changes) and `Accept-Ranges: bytes`; one `Range` answers 206 (416 when unsatisfiable). Unknown file 404. Auth: none.
+         * @description Streams the file (uploads, crops, rendered images; never organization documents, which only their own routes serve) with its media type, `Cache-Control: public, max-age=31536000, immutable` (a key never changes) and `Accept-Ranges: bytes`; one `Range` answers 206 (416 when unsatisfiable). Unknown file 404. Auth: none.
          */
         get: operations["getMediaByAreaByOwnerByFile"];
         put?: never;
@@ -3666,7 +3686,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name. */
+        /** @description Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name; `request_id` equals the answer's `X-Request-Id` (quote it in a bug report). */
         Error: {
             action?: string;
             code?: string;
@@ -3677,6 +3697,7 @@ export interface components {
             error: string;
             feature_key?: string;
             message: string;
+            request_id?: string;
             required_permission?: string;
         } & {
             [key: string]: unknown;
@@ -3823,6 +3844,7 @@ export interface components {
         /** @description A 429 from a rate limiter: the message names the limiter; retryAfter is its window in seconds. Headers: RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After. */
         RateLimitError: {
             error: string;
+            request_id?: string;
             retryAfter: number;
         };
     };
@@ -15150,6 +15172,88 @@ export interface operations {
             };
             /** @description Validation failure or bad input */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProjectsByFundraiserIdFundingStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fundraiserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the sum of its milestones' amounts */
+                            allocated_cents: number;
+                            currency: string;
+                            /** @description the campaign's shares of its holder's paid payouts */
+                            disbursed_cents: number;
+                            /** @description paid payouts that carried part of this campaign */
+                            disbursement_count: number;
+                            fundraiser_id: string;
+                            is_project: boolean;
+                            milestones: {
+                                done: number;
+                                in_progress: number;
+                                planned: number;
+                                total: number;
+                            };
+                            /** @description shares of payouts still pending or in transit */
+                            pending_disbursement_cents: number;
+                            /** @description the campaign's raised total */
+                            raised_cents: number;
+                            /** @description raised but not allocated to a milestone (never below zero) */
+                            unallocated_cents: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
