@@ -3686,6 +3686,173 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ApiKey: {
+            created_at: string;
+            expires_at: string;
+            id: string;
+            last_used_at: string | null;
+            name: string;
+            prefix: string;
+            revoked_at: string | null;
+            scopes: string[];
+        };
+        City: {
+            /** @description active public campaigns in the city */
+            count: number;
+            /** @description 'City, ST' in the US, 'City, Country' elsewhere */
+            label: string;
+            /** @description 2 decimals */
+            lat: number;
+            /** @description 2 decimals */
+            lng: number;
+        };
+        Comment: {
+            author: {
+                avatar: string | null;
+                id: string;
+                name: string | null;
+                profile_slug: string | null;
+            };
+            body: string;
+            created_at: string;
+            fundraiser_id: string;
+            gif_id: string | null;
+            id: string;
+            like_count: number;
+            liked_by_me: boolean;
+            parent_id: string | null;
+            /** @description oldest first */
+            replies: {
+                author: {
+                    avatar: string | null;
+                    id: string;
+                    name: string | null;
+                    profile_slug: string | null;
+                };
+                body: string;
+                created_at: string;
+                fundraiser_id: string;
+                gif_id: string | null;
+                id: string;
+                like_count: number;
+                liked_by_me: boolean;
+                parent_id: string | null;
+            }[];
+        };
+        Community: {
+            created_at: string;
+            /** @enum {string} */
+            currency: "USD";
+            description: string | null;
+            /** @description The community fund, shown to its owner only */
+            fund_balance_cents?: number;
+            id: string;
+            /** @enum {string} */
+            interval: "month" | "year";
+            is_private: boolean;
+            member_count: number;
+            /** @description The signed-in caller's membership (null when none); absent for guests */
+            membership?: {
+                /** @enum {string} */
+                role: "owner" | "leader" | "member";
+                /** @enum {string} */
+                status: "active" | "canceled";
+            } | null;
+            name: string;
+            owner_user_id: string;
+            price_cents: number;
+            requires_approval: boolean;
+            slug: string;
+        };
+        CommunityJoinRequest: {
+            amount_cents: number;
+            community_id: string;
+            created_at: string;
+            /** @enum {string} */
+            currency: "USD";
+            decided_at: string | null;
+            id: string;
+            /** @enum {string} */
+            interval: "month" | "year";
+            /** @enum {string} */
+            status: "requires_payment_method" | "pending_approval" | "approved" | "pending_payment" | "active" | "declined" | "payment_failed" | "canceled";
+            user: {
+                avatar: string | null;
+                id: string;
+                name: string | null;
+            };
+        };
+        DmcaNotice: {
+            actioned_at: string | null;
+            complainant_email: string;
+            complainant_name: string;
+            created_at: string;
+            id: string;
+            infringing_urls: string[];
+            signature: string;
+            /** @enum {string} */
+            status: "received" | "actioned";
+            takedowns: {
+                created_at: string;
+                fundraiser_id: string;
+                id: string;
+                media_id: string | null;
+                staff_user_id: string | null;
+                url: string;
+            }[];
+            work_description: string;
+        };
+        /** @description A gift's outcome, as the return page reads it: never an email or a processor id */
+        Donation: {
+            amount_cents: number;
+            created_at: string;
+            currency: string;
+            fundraiser: {
+                id: string;
+                slug: string;
+                title: string;
+            };
+            id: string;
+            paid_at: string | null;
+            /** @description null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it */
+            receipt_id: string | null;
+            /** @enum {string} */
+            status: "pending" | "paid" | "failed" | "refunded";
+            tip_cents: number;
+        };
+        DonationHistoryItem: {
+            amount_cents: number;
+            anonymous: boolean;
+            created_at: string;
+            currency: string;
+            fundraiser: {
+                id: string;
+                slug: string;
+                title: string;
+            };
+            id: string;
+            message: string | null;
+            paid_at: string | null;
+            /** @description null until the gift is paid */
+            receipt_id: string | null;
+            refunded_at: string | null;
+            /** @enum {string} */
+            status: "paid" | "refunded" | "failed" | "pending";
+            tip_cents: number;
+        };
+        Endorsement: {
+            created_at: string;
+            endorser: {
+                avatar: string | null;
+                /** Format: uuid */
+                id: string;
+                name: string | null;
+                profile_slug: string | null;
+            };
+            /** Format: uuid */
+            fundraiser_id: string;
+            message: string | null;
+        };
         /** @description Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name; `request_id` equals the answer's `X-Request-Id` (quote it in a bug report). */
         Error: {
             action?: string;
@@ -3701,6 +3868,13 @@ export interface components {
             required_permission?: string;
         } & {
             [key: string]: unknown;
+        };
+        Follow: {
+            created_at: string;
+            following_id: string;
+            /** @enum {string} */
+            following_type: "user" | "organization";
+            id: string;
         };
         /** @description Fundraiser detail read (GET /fundraisers/{id} and /fundraisers/slug/{slug}) */
         Fundraiser: {
@@ -3819,6 +3993,26 @@ export interface components {
             /** @enum {string} */
             type: "personal" | "for_others" | "charity";
         };
+        FundraiserStats: {
+            data: {
+                donation_count: number;
+                donor_count: number;
+                fundraiser_id: string;
+                goal_amount_cents: number;
+                percentage_funded: number;
+                title: string;
+                total_raised_cents: number;
+                total_tips_cents: number;
+            };
+        };
+        Gif: {
+            height: number;
+            id: string;
+            preview_url: string;
+            title: string;
+            url: string;
+            width: number;
+        };
         ImageCrop: {
             crop: {
                 height: number;
@@ -3829,6 +4023,26 @@ export interface components {
             id: string;
             original_url: string;
             url: string;
+        };
+        LeaderboardEntry: {
+            /** @description anonymous rows only: opaque, the key of the giver's page GET /donors/anon/{key} */
+            anonymousKey: string | null;
+            driven_cents: number;
+            given_cents: number;
+            /** @description raised + given + driven */
+            impact_cents: number;
+            /** @enum {string} */
+            kind: "user" | "anonymous";
+            raised_cents: number;
+            /** @description position in the whole ranking (null only in `me` when unranked) */
+            rank: number | null;
+            user: {
+                avatar: string | null;
+                /** Format: uuid */
+                id: string;
+                name: string | null;
+                profile_slug: string | null;
+            } | null;
         };
         MediaUpload: {
             bytes: number;
@@ -3841,11 +4055,219 @@ export interface components {
             url: string;
             width: number | null;
         };
+        Milestone: {
+            amount_cents: number | null;
+            completed_at: string | null;
+            created_at: string;
+            description: string | null;
+            due_date: string | null;
+            fundraiser_id: string;
+            id: string;
+            /** @enum {string} */
+            status: "planned" | "in_progress" | "done";
+            title: string;
+        };
+        Notification: {
+            action_label: string | null;
+            action_url: string | null;
+            category: string;
+            created_at: string;
+            icon: string | null;
+            id: string;
+            is_archived: boolean;
+            is_read: boolean;
+            /** @description May contain a little HTML (a link to the campaign); interpolated values are escaped. */
+            message: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            priority: "low" | "normal" | "high";
+            title: string;
+            type: string;
+        };
+        Organization: {
+            country: string | null;
+            created_at: string;
+            description: string | null;
+            id: string;
+            logo: string | null;
+            name: string;
+            parent_id: string | null;
+            slug: string;
+            verified: boolean;
+            website: string | null;
+        };
+        OrganizationDocument: {
+            bytes: number;
+            content_type: string;
+            created_at: string;
+            id: string;
+            is_public: boolean;
+            name: string;
+            /** @description Public documents: their public download path; private ones: null (read them through org admin) */
+            url: string | null;
+        };
+        OrganizationMember: {
+            joined_at: string;
+            /** @enum {string} */
+            role: "org_viewer" | "org_admin" | "org_owner";
+            user: {
+                avatar: string | null;
+                id: string;
+                name: string | null;
+                profile_slug: string | null;
+            };
+        };
+        OrganizationStats: {
+            data: {
+                donor_count: number;
+                fundraiser_count: number;
+                member_count: number;
+                total_raised_cents: number;
+            };
+        };
+        Payout: {
+            amount_cents: number;
+            /** @description YYYY-MM-DD */
+            arrival_date: string | null;
+            currency: string;
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "in_transit" | "paid" | "failed";
+        };
+        ProcessorAccount: {
+            charges_enabled: boolean;
+            created_at: string;
+            details_submitted: boolean;
+            id: string;
+            owner_id: string;
+            /** @enum {string} */
+            owner_type: "user" | "organization";
+            payouts_enabled: boolean;
+            /** @enum {string} */
+            status: "onboarding" | "active" | "restricted";
+        };
+        Profile: {
+            avatar: string | null;
+            bio: string | null;
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            is_private: boolean;
+            name: string | null;
+            /** @description the platform roles shown on a profile (never admin) */
+            roles_public: ("ambassador" | "staff")[];
+            slug: string | null;
+        };
+        ProjectUpdate: {
+            body: string;
+            created_at: string;
+            edited_at: string | null;
+            fundraiser_id: string;
+            id: string;
+            /**
+             * @description the language the update was written in (detected)
+             * @enum {string}
+             */
+            language: "en" | "ru" | "uk" | "es";
+            like_count: number;
+            /** @description always false for guests */
+            liked_by_me: boolean;
+            title: string | null;
+            /** @enum {string} */
+            type: "update";
+        };
         /** @description A 429 from a rate limiter: the message names the limiter; retryAfter is its window in seconds. Headers: RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After. */
         RateLimitError: {
             error: string;
             request_id?: string;
             retryAfter: number;
+        };
+        Report: {
+            created_at: string;
+            details: string | null;
+            id: string;
+            reason: string;
+            reporter_user_id: string | null;
+            status: string;
+            target_id: string;
+            /** @enum {string} */
+            target_type: "fundraiser" | "comment" | "update" | "user";
+        };
+        SessionUser: {
+            avatar: string | null;
+            email: string;
+            email_verified: boolean;
+            id: string;
+            name: string | null;
+            profile_slug: string | null;
+            role: string;
+        };
+        TipReceipt: {
+            data: {
+                amount_cents: number;
+                /** @enum {string} */
+                cadence: "one_time" | "recurring";
+                created_at: string;
+                /** @enum {string} */
+                currency: "USD";
+                id: string;
+                paid_at: string | null;
+                /** @enum {string} */
+                status: "pending" | "paid" | "failed" | "canceled" | "refunded";
+                /** @description Monthly tips only */
+                subscription?: {
+                    canceled_at: string | null;
+                    current_period_end: string | null;
+                    status: string | null;
+                };
+                tipper_name: string | null;
+            };
+        };
+        UpdateTranslation: {
+            body: string;
+            /** @enum {string} */
+            lang: "en" | "ru" | "uk" | "es";
+            /** @description a hand-made translation written before the update's words last changed */
+            outdated: boolean;
+            /** @enum {string} */
+            source: "human" | "machine";
+            title: string | null;
+            updated_at: string;
+        };
+        WebhookDelivery: {
+            attempts: number;
+            created_at: string;
+            event_id: string;
+            event_type: string;
+            id: string;
+            last_status_code: number | null;
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+        };
+        WebhookEndpoint: {
+            created_at: string;
+            description: string | null;
+            events: string[];
+            id: string;
+            organization_id: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            url: string;
+        };
+        WebhookEndpointWithSecret: {
+            created_at: string;
+            description: string | null;
+            events: string[];
+            id: string;
+            organization_id: string | null;
+            /** @description whsec_ + base64: shown only on creation and rotation */
+            secret: string;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            url: string;
         };
     };
     responses: never;
@@ -3969,26 +4391,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            actioned_at: string | null;
-                            complainant_email: string;
-                            complainant_name: string;
-                            created_at: string;
-                            id: string;
-                            infringing_urls: string[];
-                            signature: string;
-                            /** @enum {string} */
-                            status: "received" | "actioned";
-                            takedowns: {
-                                created_at: string;
-                                fundraiser_id: string;
-                                id: string;
-                                media_id: string | null;
-                                staff_user_id: string | null;
-                                url: string;
-                            }[];
-                            work_description: string;
-                        }[];
+                        data: components["schemas"]["DmcaNotice"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -4371,17 +4774,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            details: string | null;
-                            id: string;
-                            reason: string;
-                            reporter_user_id: string | null;
-                            status: string;
-                            target_id: string;
-                            /** @enum {string} */
-                            target_type: "fundraiser" | "comment" | "update" | "user";
-                        }[];
+                        data: components["schemas"]["Report"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -4818,16 +5211,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            expires_at: string;
-                            id: string;
-                            last_used_at: string | null;
-                            name: string;
-                            prefix: string;
-                            revoked_at: string | null;
-                            scopes: string[];
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                         total: number;
                     };
                 };
@@ -5477,31 +5861,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            /** @enum {string} */
-                            currency: "USD";
-                            description: string | null;
-                            /** @description The community fund, shown to its owner only */
-                            fund_balance_cents?: number;
-                            id: string;
-                            /** @enum {string} */
-                            interval: "month" | "year";
-                            is_private: boolean;
-                            member_count: number;
-                            /** @description The signed-in caller's membership (null when none); absent for guests */
-                            membership?: {
-                                /** @enum {string} */
-                                role: "owner" | "leader" | "member";
-                                /** @enum {string} */
-                                status: "active" | "canceled";
-                            } | null;
-                            name: string;
-                            owner_user_id: string;
-                            price_cents: number;
-                            requires_approval: boolean;
-                            slug: string;
-                        };
+                        data: components["schemas"]["Community"];
                     };
                 };
             };
@@ -5580,31 +5940,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            /** @enum {string} */
-                            currency: "USD";
-                            description: string | null;
-                            /** @description The community fund, shown to its owner only */
-                            fund_balance_cents?: number;
-                            id: string;
-                            /** @enum {string} */
-                            interval: "month" | "year";
-                            is_private: boolean;
-                            member_count: number;
-                            /** @description The signed-in caller's membership (null when none); absent for guests */
-                            membership?: {
-                                /** @enum {string} */
-                                role: "owner" | "leader" | "member";
-                                /** @enum {string} */
-                                status: "active" | "canceled";
-                            } | null;
-                            name: string;
-                            owner_user_id: string;
-                            price_cents: number;
-                            requires_approval: boolean;
-                            slug: string;
-                        };
+                        data: components["schemas"]["Community"];
                     };
                 };
             };
@@ -5869,24 +6205,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            amount_cents: number;
-                            community_id: string;
-                            created_at: string;
-                            /** @enum {string} */
-                            currency: "USD";
-                            decided_at: string | null;
-                            id: string;
-                            /** @enum {string} */
-                            interval: "month" | "year";
-                            /** @enum {string} */
-                            status: "requires_payment_method" | "pending_approval" | "approved" | "pending_payment" | "active" | "declined" | "payment_failed" | "canceled";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["CommunityJoinRequest"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -5947,24 +6266,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            amount_cents: number;
-                            community_id: string;
-                            created_at: string;
-                            /** @enum {string} */
-                            currency: "USD";
-                            decided_at: string | null;
-                            id: string;
-                            /** @enum {string} */
-                            interval: "month" | "year";
-                            /** @enum {string} */
-                            status: "requires_payment_method" | "pending_approval" | "approved" | "pending_payment" | "active" | "declined" | "payment_failed" | "canceled";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                            };
-                        };
+                        data: components["schemas"]["CommunityJoinRequest"];
                     };
                 };
             };
@@ -6047,24 +6349,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            amount_cents: number;
-                            community_id: string;
-                            created_at: string;
-                            /** @enum {string} */
-                            currency: "USD";
-                            decided_at: string | null;
-                            id: string;
-                            /** @enum {string} */
-                            interval: "month" | "year";
-                            /** @enum {string} */
-                            status: "requires_payment_method" | "pending_approval" | "approved" | "pending_payment" | "active" | "declined" | "payment_failed" | "canceled";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                            };
-                        };
+                        data: components["schemas"]["CommunityJoinRequest"];
                     };
                 };
             };
@@ -6737,23 +7022,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            amount_cents: number;
-                            created_at: string;
-                            currency: string;
-                            fundraiser: {
-                                id: string;
-                                slug: string;
-                                title: string;
-                            };
-                            id: string;
-                            paid_at: string | null;
-                            /** @description null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it */
-                            receipt_id: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "paid" | "failed" | "refunded";
-                            tip_cents: number;
-                        };
+                        data: components["schemas"]["Donation"];
                     };
                 };
             };
@@ -7716,39 +7985,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            author: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            };
-                            body: string;
-                            created_at: string;
-                            fundraiser_id: string;
-                            gif_id: string | null;
-                            id: string;
-                            like_count: number;
-                            liked_by_me: boolean;
-                            parent_id: string | null;
-                            /** @description oldest first */
-                            replies: {
-                                author: {
-                                    avatar: string | null;
-                                    id: string;
-                                    name: string | null;
-                                    profile_slug: string | null;
-                                };
-                                body: string;
-                                created_at: string;
-                                fundraiser_id: string;
-                                gif_id: string | null;
-                                id: string;
-                                like_count: number;
-                                liked_by_me: boolean;
-                                parent_id: string | null;
-                            }[];
-                        }[];
+                        data: components["schemas"]["Comment"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -7959,19 +8196,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            endorser: {
-                                avatar: string | null;
-                                /** Format: uuid */
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            };
-                            /** Format: uuid */
-                            fundraiser_id: string;
-                            message: string | null;
-                        };
+                        data: components["schemas"]["Endorsement"];
                     };
                 };
             };
@@ -8379,18 +8604,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @description by due date (undated last), then creation */
-                        milestones: {
-                            amount_cents: number | null;
-                            completed_at: string | null;
-                            created_at: string;
-                            description: string | null;
-                            due_date: string | null;
-                            fundraiser_id: string;
-                            id: string;
-                            /** @enum {string} */
-                            status: "planned" | "in_progress" | "done";
-                            title: string;
-                        }[];
+                        milestones: components["schemas"]["Milestone"][];
                     };
                 };
             };
@@ -8815,18 +9029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            donation_count: number;
-                            donor_count: number;
-                            fundraiser_id: string;
-                            goal_amount_cents: number;
-                            percentage_funded: number;
-                            title: string;
-                            total_raised_cents: number;
-                            total_tips_cents: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["FundraiserStats"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -8883,16 +9086,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description active public campaigns in the city */
-                            count: number;
-                            /** @description 'City, ST' in the US, 'City, Country' elsewhere */
-                            label: string;
-                            /** @description 2 decimals */
-                            lat: number;
-                            /** @description 2 decimals */
-                            lng: number;
-                        }[];
+                        data: components["schemas"]["City"][];
                     };
                 };
             };
@@ -9247,14 +9441,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            height: number;
-                            id: string;
-                            preview_url: string;
-                            title: string;
-                            url: string;
-                            width: number;
-                        }[];
+                        data: components["schemas"]["Gif"][];
                     };
                 };
             };
@@ -9319,14 +9506,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            height: number;
-                            id: string;
-                            preview_url: string;
-                            title: string;
-                            url: string;
-                            width: number;
-                        }[];
+                        data: components["schemas"]["Gif"][];
                     };
                 };
             };
@@ -9520,15 +9700,7 @@ export interface operations {
                     "application/json": {
                         expiresIn: number;
                         message: string;
-                        user: {
-                            avatar: string | null;
-                            email: string;
-                            email_verified: boolean;
-                            id: string;
-                            name: string | null;
-                            profile_slug: string | null;
-                            role: string;
-                        };
+                        user: components["schemas"]["SessionUser"];
                     } | {
                         challengeName: string;
                         /** @enum {boolean} */
@@ -10216,15 +10388,7 @@ export interface operations {
                     "application/json": {
                         expiresIn: number;
                         message: string;
-                        user: {
-                            avatar: string | null;
-                            email: string;
-                            email_verified: boolean;
-                            id: string;
-                            name: string | null;
-                            profile_slug: string | null;
-                            role: string;
-                        };
+                        user: components["schemas"]["SessionUser"];
                     } | {
                         challengeName: string;
                         /** @enum {boolean} */
@@ -10317,15 +10481,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
-                        user: {
-                            avatar: string | null;
-                            email: string;
-                            email_verified: boolean;
-                            id: string;
-                            name: string | null;
-                            profile_slug: string | null;
-                            role: string;
-                        };
+                        user: components["schemas"]["SessionUser"];
                         userConfirmed: boolean;
                     };
                 };
@@ -10737,26 +10893,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description anonymous rows only: opaque, the key of the giver's page GET /donors/anon/{key} */
-                            anonymousKey: string | null;
-                            driven_cents: number;
-                            given_cents: number;
-                            /** @description raised + given + driven */
-                            impact_cents: number;
-                            /** @enum {string} */
-                            kind: "user" | "anonymous";
-                            raised_cents: number;
-                            /** @description position in the whole ranking (null only in `me` when unranked) */
-                            rank: number | null;
-                            user: {
-                                avatar: string | null;
-                                /** Format: uuid */
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            } | null;
-                        }[];
+                        data: components["schemas"]["LeaderboardEntry"][];
                         /** @description the caller's standing in this period and audience; null for guests */
                         me: {
                             /** @description anonymous rows only: opaque, the key of the giver's page GET /donors/anon/{key} */
@@ -11166,26 +11303,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            amount_cents: number;
-                            anonymous: boolean;
-                            created_at: string;
-                            currency: string;
-                            fundraiser: {
-                                id: string;
-                                slug: string;
-                                title: string;
-                            };
-                            id: string;
-                            message: string | null;
-                            paid_at: string | null;
-                            /** @description null until the gift is paid */
-                            receipt_id: string | null;
-                            refunded_at: string | null;
-                            /** @enum {string} */
-                            status: "paid" | "refunded" | "failed" | "pending";
-                            tip_cents: number;
-                        }[];
+                        data: components["schemas"]["DonationHistoryItem"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -11338,25 +11456,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        notifications: {
-                            action_label: string | null;
-                            action_url: string | null;
-                            category: string;
-                            created_at: string;
-                            icon: string | null;
-                            id: string;
-                            is_archived: boolean;
-                            is_read: boolean;
-                            /** @description May contain a little HTML (a link to the campaign); interpolated values are escaped. */
-                            message: string;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @enum {string} */
-                            priority: "low" | "normal" | "high";
-                            title: string;
-                            type: string;
-                        }[];
+                        notifications: components["schemas"]["Notification"][];
                         unreadCount: number;
                         updatesUnreadCount: number | null;
                     };
@@ -11671,18 +11771,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            country: string | null;
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            logo: string | null;
-                            name: string;
-                            parent_id: string | null;
-                            slug: string;
-                            verified: boolean;
-                            website: string | null;
-                        }[];
+                        data: components["schemas"]["Organization"][];
                     };
                 };
             };
@@ -11752,18 +11841,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            country: string | null;
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            logo: string | null;
-                            name: string;
-                            parent_id: string | null;
-                            slug: string;
-                            verified: boolean;
-                            website: string | null;
-                        };
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -11927,16 +12005,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            bytes: number;
-                            content_type: string;
-                            created_at: string;
-                            id: string;
-                            is_public: boolean;
-                            name: string;
-                            /** @description Public documents: their public download path; private ones: null (read them through org admin) */
-                            url: string | null;
-                        }[];
+                        data: components["schemas"]["OrganizationDocument"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -12012,16 +12081,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            bytes: number;
-                            content_type: string;
-                            created_at: string;
-                            id: string;
-                            is_public: boolean;
-                            name: string;
-                            /** @description Public documents: their public download path; private ones: null (read them through org admin) */
-                            url: string | null;
-                        };
+                        data: components["schemas"]["OrganizationDocument"];
                     };
                 };
             };
@@ -12368,17 +12428,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            joined_at: string;
-                            /** @enum {string} */
-                            role: "org_viewer" | "org_admin" | "org_owner";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["OrganizationMember"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -12457,17 +12507,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            joined_at: string;
-                            /** @enum {string} */
-                            role: "org_viewer" | "org_admin" | "org_owner";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            };
-                        };
+                        data: components["schemas"]["OrganizationMember"];
                     };
                 };
             };
@@ -12639,17 +12679,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            joined_at: string;
-                            /** @enum {string} */
-                            role: "org_viewer" | "org_admin" | "org_owner";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            };
-                        };
+                        data: components["schemas"]["OrganizationMember"];
                     };
                 };
             };
@@ -12733,27 +12763,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        account: {
-                            charges_enabled: boolean;
-                            created_at: string;
-                            details_submitted: boolean;
-                            id: string;
-                            owner_id: string;
-                            /** @enum {string} */
-                            owner_type: "user" | "organization";
-                            payouts_enabled: boolean;
-                            /** @enum {string} */
-                            status: "onboarding" | "active" | "restricted";
-                        } | null;
-                        data: {
-                            amount_cents: number;
-                            /** @description YYYY-MM-DD */
-                            arrival_date: string | null;
-                            currency: string;
-                            id: string;
-                            /** @enum {string} */
-                            status: "pending" | "in_transit" | "paid" | "failed";
-                        }[];
+                        account: components["schemas"]["ProcessorAccount"] & (Record<string, never> | null);
+                        data: components["schemas"]["Payout"][];
                         earnings: {
                             available_cents: number;
                             currency: string;
@@ -12838,18 +12849,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            country: string | null;
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            logo: string | null;
-                            name: string;
-                            parent_id: string | null;
-                            slug: string;
-                            verified: boolean;
-                            website: string | null;
-                        };
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -13003,18 +13003,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            country: string | null;
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            logo: string | null;
-                            name: string;
-                            parent_id: string | null;
-                            slug: string;
-                            verified: boolean;
-                            website: string | null;
-                        }[];
+                        data: components["schemas"]["Organization"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -13086,18 +13075,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            country: string | null;
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            logo: string | null;
-                            name: string;
-                            parent_id: string | null;
-                            slug: string;
-                            verified: boolean;
-                            website: string | null;
-                        };
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -13202,18 +13180,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            country: string | null;
-                            created_at: string;
-                            description: string | null;
-                            id: string;
-                            logo: string | null;
-                            name: string;
-                            parent_id: string | null;
-                            slug: string;
-                            verified: boolean;
-                            website: string | null;
-                        };
+                        data: components["schemas"]["Organization"];
                     };
                 };
             };
@@ -13337,16 +13304,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            bytes: number;
-                            content_type: string;
-                            created_at: string;
-                            id: string;
-                            is_public: boolean;
-                            name: string;
-                            /** @description Public documents: their public download path; private ones: null (read them through org admin) */
-                            url: string | null;
-                        }[];
+                        data: components["schemas"]["OrganizationDocument"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -13416,17 +13374,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            joined_at: string;
-                            /** @enum {string} */
-                            role: "org_viewer" | "org_admin" | "org_owner";
-                            user: {
-                                avatar: string | null;
-                                id: string;
-                                name: string | null;
-                                profile_slug: string | null;
-                            };
-                        }[];
+                        data: components["schemas"]["OrganizationMember"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -13490,14 +13438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            donor_count: number;
-                            fundraiser_count: number;
-                            member_count: number;
-                            total_raised_cents: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrganizationStats"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -13765,15 +13706,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            amount_cents: number;
-                            /** @description YYYY-MM-DD */
-                            arrival_date: string | null;
-                            currency: string;
-                            id: string;
-                            /** @enum {string} */
-                            status: "pending" | "in_transit" | "paid" | "failed";
-                        }[];
+                        data: components["schemas"]["Payout"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -14263,27 +14196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            amount_cents: number;
-                            /** @enum {string} */
-                            cadence: "one_time" | "recurring";
-                            created_at: string;
-                            /** @enum {string} */
-                            currency: "USD";
-                            id: string;
-                            paid_at: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "paid" | "failed" | "canceled" | "refunded";
-                            /** @description Monthly tips only */
-                            subscription?: {
-                                canceled_at: string | null;
-                                current_period_end: string | null;
-                                status: string | null;
-                            };
-                            tipper_name: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["TipReceipt"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -14502,18 +14415,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            charges_enabled: boolean;
-                            created_at: string;
-                            details_submitted: boolean;
-                            id: string;
-                            owner_id: string;
-                            /** @enum {string} */
-                            owner_type: "user" | "organization";
-                            payouts_enabled: boolean;
-                            /** @enum {string} */
-                            status: "onboarding" | "active" | "restricted";
-                        }[];
+                        data: components["schemas"]["ProcessorAccount"][];
                     };
                 };
             };
@@ -14784,18 +14686,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            charges_enabled: boolean;
-                            created_at: string;
-                            details_submitted: boolean;
-                            id: string;
-                            owner_id: string;
-                            /** @enum {string} */
-                            owner_type: "user" | "organization";
-                            payouts_enabled: boolean;
-                            /** @enum {string} */
-                            status: "onboarding" | "active" | "restricted";
-                        };
+                        data: components["schemas"]["ProcessorAccount"];
                     };
                 };
             };
@@ -14865,18 +14756,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            avatar: string | null;
-                            bio: string | null;
-                            created_at: string;
-                            /** Format: uuid */
-                            id: string;
-                            is_private: boolean;
-                            name: string | null;
-                            /** @description the platform roles shown on a profile (never admin) */
-                            roles_public: ("ambassador" | "staff")[];
-                            slug: string | null;
-                        };
+                        data: components["schemas"]["Profile"];
                     };
                 };
             };
@@ -15301,18 +15181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        amount_cents: number | null;
-                        completed_at: string | null;
-                        created_at: string;
-                        description: string | null;
-                        due_date: string | null;
-                        fundraiser_id: string;
-                        id: string;
-                        /** @enum {string} */
-                        status: "planned" | "in_progress" | "done";
-                        title: string;
-                    }[];
+                    "application/json": components["schemas"]["Milestone"][];
                 };
             };
             /** @description Validation failure or bad input */
@@ -15390,18 +15259,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        amount_cents: number | null;
-                        completed_at: string | null;
-                        created_at: string;
-                        description: string | null;
-                        due_date: string | null;
-                        fundraiser_id: string;
-                        id: string;
-                        /** @enum {string} */
-                        status: "planned" | "in_progress" | "done";
-                        title: string;
-                    };
+                    "application/json": components["schemas"]["Milestone"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -15561,18 +15419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        amount_cents: number | null;
-                        completed_at: string | null;
-                        created_at: string;
-                        description: string | null;
-                        due_date: string | null;
-                        fundraiser_id: string;
-                        id: string;
-                        /** @enum {string} */
-                        status: "planned" | "in_progress" | "done";
-                        title: string;
-                    };
+                    "application/json": components["schemas"]["Milestone"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -15646,17 +15493,7 @@ export interface operations {
                             /** @enum {string} */
                             language: "en" | "ru" | "uk" | "es";
                             title: string | null;
-                            translations: {
-                                body: string;
-                                /** @enum {string} */
-                                lang: "en" | "ru" | "uk" | "es";
-                                /** @description a hand-made translation written before the update's words last changed */
-                                outdated: boolean;
-                                /** @enum {string} */
-                                source: "human" | "machine";
-                                title: string | null;
-                                updated_at: string;
-                            }[];
+                            translations: components["schemas"]["UpdateTranslation"][];
                             update_id: string;
                         }[];
                     };
@@ -15720,24 +15557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
-                        body: string;
-                        created_at: string;
-                        edited_at: string | null;
-                        fundraiser_id: string;
-                        id: string;
-                        /**
-                         * @description the language the update was written in (detected)
-                         * @enum {string}
-                         */
-                        language: "en" | "ru" | "uk" | "es";
-                        like_count: number;
-                        /** @description always false for guests */
-                        liked_by_me: boolean;
-                        title: string | null;
-                        /** @enum {string} */
-                        type: "update";
-                    } | {
+                    "application/json": (components["schemas"]["ProjectUpdate"] | {
                         amount_cents: number;
                         arrival_date: string | null;
                         created_at: string;
@@ -15809,24 +15629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        body: string;
-                        created_at: string;
-                        edited_at: string | null;
-                        fundraiser_id: string;
-                        id: string;
-                        /**
-                         * @description the language the update was written in (detected)
-                         * @enum {string}
-                         */
-                        language: "en" | "ru" | "uk" | "es";
-                        like_count: number;
-                        /** @description always false for guests */
-                        liked_by_me: boolean;
-                        title: string | null;
-                        /** @enum {string} */
-                        type: "update";
-                    };
+                    "application/json": components["schemas"]["ProjectUpdate"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -15987,24 +15790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        body: string;
-                        created_at: string;
-                        edited_at: string | null;
-                        fundraiser_id: string;
-                        id: string;
-                        /**
-                         * @description the language the update was written in (detected)
-                         * @enum {string}
-                         */
-                        language: "en" | "ru" | "uk" | "es";
-                        like_count: number;
-                        /** @description always false for guests */
-                        liked_by_me: boolean;
-                        title: string | null;
-                        /** @enum {string} */
-                        type: "update";
-                    };
+                    "application/json": components["schemas"]["ProjectUpdate"];
                 };
             };
             /** @description Validation failure or bad input */
@@ -16227,17 +16013,7 @@ export interface operations {
                         data: {
                             /** @enum {string} */
                             language: "en" | "ru" | "uk" | "es";
-                            translations: {
-                                body: string;
-                                /** @enum {string} */
-                                lang: "en" | "ru" | "uk" | "es";
-                                /** @description a hand-made translation written before the update's words last changed */
-                                outdated: boolean;
-                                /** @enum {string} */
-                                source: "human" | "machine";
-                                title: string | null;
-                                updated_at: string;
-                            }[];
+                            translations: components["schemas"]["UpdateTranslation"][];
                             update_id: string;
                         };
                     };
@@ -16309,17 +16085,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            body: string;
-                            /** @enum {string} */
-                            lang: "en" | "ru" | "uk" | "es";
-                            /** @description a hand-made translation written before the update's words last changed */
-                            outdated: boolean;
-                            /** @enum {string} */
-                            source: "human" | "machine";
-                            title: string | null;
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["UpdateTranslation"];
                     };
                 };
             };
@@ -16396,17 +16162,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            body: string;
-                            /** @enum {string} */
-                            lang: "en" | "ru" | "uk" | "es";
-                            /** @description a hand-made translation written before the update's words last changed */
-                            outdated: boolean;
-                            /** @enum {string} */
-                            source: "human" | "machine";
-                            title: string | null;
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["UpdateTranslation"];
                     };
                 };
             };
@@ -16832,13 +16588,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            following_id: string;
-                            /** @enum {string} */
-                            following_type: "user" | "organization";
-                            id: string;
-                        }[];
+                        data: components["schemas"]["Follow"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -16903,13 +16653,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            following_id: string;
-                            /** @enum {string} */
-                            following_type: "user" | "organization";
-                            id: string;
-                        };
+                        data: components["schemas"]["Follow"];
                     };
                 };
             };
@@ -18002,18 +17746,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            avatar: string | null;
-                            bio: string | null;
-                            created_at: string;
-                            /** Format: uuid */
-                            id: string;
-                            is_private: boolean;
-                            name: string | null;
-                            /** @description the platform roles shown on a profile (never admin) */
-                            roles_public: ("ambassador" | "staff")[];
-                            slug: string | null;
-                        };
+                        data: components["schemas"]["Profile"];
                     };
                 };
             };
@@ -18136,16 +17869,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            description: string | null;
-                            events: string[];
-                            id: string;
-                            organization_id: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            url: string;
-                        }[];
+                        data: components["schemas"]["WebhookEndpoint"][];
                         pagination: {
                             limit: number;
                             offset: number;
@@ -18219,18 +17943,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            description: string | null;
-                            events: string[];
-                            id: string;
-                            organization_id: string | null;
-                            /** @description whsec_ + base64: shown only on creation and rotation */
-                            secret: string;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            url: string;
-                        };
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
             };
@@ -18308,16 +18021,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            description: string | null;
-                            events: string[];
-                            id: string;
-                            organization_id: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            url: string;
-                        };
+                        data: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -18432,16 +18136,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            created_at: string;
-                            description: string | null;
-                            events: string[];
-                            id: string;
-                            organization_id: string | null;
-                            /** @enum {string} */
-                            status: "enabled" | "disabled";
-                            url: string;
-                        };
+                        data: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -18506,17 +18201,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            attempts: number;
-                            created_at: string;
-                            event_id: string;
-                            event_type: string;
-                            id: string;
-                            last_status_code: number | null;
-                            next_attempt_at: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed";
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                         pagination: {
                             limit: number;
                             offset: number;

@@ -48,7 +48,7 @@ export const noticeRead = z.object({
   created_at: z.string(),
   actioned_at: z.string().nullable(),
   takedowns: z.array(takedown),
-});
+}).meta({ id: 'DmcaNotice' });
 
 export const noticeList = z.object({
   data: z.array(noticeRead),

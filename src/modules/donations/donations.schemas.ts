@@ -106,5 +106,5 @@ export const outcomeAnswer = z.object({
     receipt_id: z.string().nullable().describe('null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it'),
     created_at: z.string(),
     paid_at: z.string().nullable(),
-  }),
+  }).meta({ id: 'Donation', description: "A gift's outcome, as the return page reads it: never an email or a processor id" }),
 });

@@ -54,8 +54,8 @@ export const endpointRead = z.object({
   organization_id: z.string().nullable(),
   status: z.enum(['enabled', 'disabled']),
   created_at: z.string(),
-});
-export const endpointWithSecret = endpointRead.extend({ secret: z.string().describe('whsec_ + base64: shown only on creation and rotation') });
+}).meta({ id: 'WebhookEndpoint' });
+export const endpointWithSecret = endpointRead.extend({ secret: z.string().describe('whsec_ + base64: shown only on creation and rotation') }).meta({ id: 'WebhookEndpointWithSecret' });
 
 export const deliveryRead = z.object({
   id: z.string(),
@@ -66,7 +66,7 @@ export const deliveryRead = z.object({
   last_status_code: z.number().int().nullable(),
   next_attempt_at: z.string().nullable(),
   created_at: z.string(),
-});
+}).meta({ id: 'WebhookDelivery' });
 
 export const endpointEnvelope = z.object({ data: endpointRead });
 export const createdEnvelope = z.object({ data: endpointWithSecret });
