@@ -69,14 +69,18 @@ describe('settlement through the webhook', () => {
     expect(await ledgerOf(g.donation_id)).toHaveLength(0);
   });
 
-  test('when a PaymentIntent fails then the pending gift is failed and a later success settles nothing', async () => {
+  test('when a PaymentIntent fails then the pending gift is failed, and a later success (another card) settles it as paid (decisions.md Part 3)', async () => {
     const f = await createFundraiser(testDb(), ownerId);
     const g = await startGift(t, f.id);
     await deliver(t, piFailed(g));
     expect((await row(g.donation_id)).status).toBe('failed');
     await deliver(t, piSucceeded(g));
-    expect((await row(g.donation_id)).status).toBe('failed');
-    expect((await campaign(f.id)).donation_count).toBe(0);
+    expect((await row(g.donation_id)).status).toBe('paid');
+    expect(await campaign(f.id)).toEqual(expect.objectContaining({ raised_cents: g.amount_cents, donation_count: 1, donor_count: 1 }));
+    // A late failure of the earlier attempt changes nothing.
+    await deliver(t, piFailed(g));
+    expect((await row(g.donation_id)).status).toBe('paid');
+    await expectClean();
   });
 
   test('when a partial refund then a full refund arrive then totals drop by each newly refunded amount and the gift ends refunded; an older refund event late changes nothing', async () => {

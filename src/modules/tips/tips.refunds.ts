@@ -1,9 +1,7 @@
+import type { Refunded } from '../../integrations/payments';
 import type { WebhookHandler } from '../webhooks';
 import { accounts, post } from '../ledger';
 import * as repo from './tips.repo';
-
-type Obj = Record<string, any>;
-const idOf = (v: unknown): string | null => (typeof v === 'string' && v ? v : v && typeof v === 'object' && typeof (v as Obj).id === 'string' ? (v as Obj).id : null);
 
 /**
  * charge.refunded for a tip payment: the charge reports the amount refunded so far, so only the
@@ -11,17 +9,16 @@ const idOf = (v: unknown): string | null => (typeof v === 'string' && v ? v : v 
  * twice). The refund leaves tips revenue and the processor balance in one balanced group; a
  * one-time tip refunded in full reads as refunded. A charge that is not a tip's is left alone.
  */
-export const tipRefunded: WebhookHandler = async (ctx, event, trx) => {
-  const charge = event.data.object as Obj;
-  const pi = idOf(charge.payment_intent);
+export const tipRefunded: WebhookHandler<Refunded> = async (ctx, event, trx) => {
+  const pi = event.payment_intent_id;
   if (!pi) return 'ignored';
   const payment = await repo.lockPaymentByIntent(trx, pi);
   if (!payment) return 'ignored';
-  if (String(charge.currency ?? '').toLowerCase() !== payment.currency.toLowerCase()) {
+  if (event.currency !== payment.currency.toLowerCase()) {
     ctx.log.warn({ eventId: event.id, tipId: payment.tip_id }, 'tip refund in another currency than the payment; nothing recorded');
     return 'ignored';
   }
-  const total = Math.min(Math.max(0, Number(charge.amount_refunded) || 0), payment.amount_cents);
+  const total = Math.min(event.amount_refunded_cents, payment.amount_cents);
   const delta = total - payment.refunded_cents;
   if (delta <= 0) return 'ignored';
   const on = { currency: payment.currency, tip_id: payment.tip_id };
