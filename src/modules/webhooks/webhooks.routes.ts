@@ -33,7 +33,7 @@ export default defineRoutes(
           // Signed, so the processor really sent it: a retry would bring the same body, so it is
           // refused (never a 500 retried for days) and logged once per event id.
           if (!err.eventId || (await recordUnreadable(ctx.db, err.eventId, err.processorType))) {
-            req.log?.warn({ eventId: err.eventId, type: err.processorType, reason: err.message }, 'processor event unreadable; refused');
+            ctx.log.warn({ eventId: err.eventId, type: err.processorType, reason: err.message, requestId: (req as { id?: unknown }).id }, 'processor event unreadable; refused');
           }
           throw new ApiError(400, 'Invalid event', err.message, { code: 'INVALID_EVENT' });
         }
