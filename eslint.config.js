@@ -20,9 +20,12 @@ module.exports = tseslint.config(
     files: ['src/modules/*/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
+        // Processor objects are read only by the payment adapters, which hand modules typed events.
+        paths: [{ name: 'stripe', message: 'Only src/integrations/payments reads processor objects; use its typed events (events.ts).' }],
         patterns: [
           { regex: '^\\.\\./[^./][^/]*/(?!index$)', message: "Import another module through its index ('../<module>'), not its internals." },
           { regex: '^(\\.\\./)+modules/', message: "Import another module as '../<module>'." },
+          { regex: '^(\\.\\./)+integrations/payments/', message: "Use the payment port through '../../integrations/payments' (typed events, no adapter internals)." },
         ],
       }],
     },

@@ -1,5 +1,5 @@
 import type { Db } from '../db/knex';
-import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, paidBucketsVsDonations } from './donations';
+import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, paidBucketsVsDonations, processorSuccessesVsDonations } from './donations';
 import { ledgerOwnChecks, type LedgerCheck } from './ledger';
 import { payoutLedgerCheck } from './payouts';
 import { tipLedgerCheck } from './tips';
@@ -18,6 +18,7 @@ export const ledgerChecks: Record<string, LedgerCheck> = {
   'donor rows': donorRowsVsDonations,
   'donations vs ledger': donationsVsLedger,
   'paid gift buckets': paidBucketsVsDonations,
+  'processor successes': processorSuccessesVsDonations,
   'platform tips': tipLedgerCheck,
   'connected accounts and payouts': payoutLedgerCheck,
   'community funds': communityLedgerCheck,

@@ -56,7 +56,7 @@ describe('settlement through the webhook', () => {
     expect(reached).toHaveLength(1);
   });
 
-  test('when the amount or the currency differs from the gift then nothing settles, the answer is 200 and the outcome ignored', async () => {
+  test('when the amount or the currency differs from the gift then nothing settles, the answer is 200, the outcome ignored and check-ledger names the unsettled success until the right one settles it', async () => {
     const f = await createFundraiser(testDb(), ownerId);
     const g = await startGift(t, f.id, 2_000);
     const wrongAmount = piSucceeded(g, { amount: 1_999, amount_received: 1_999 });
@@ -67,16 +67,26 @@ describe('settlement through the webhook', () => {
     }
     expect((await row(g.donation_id)).status).toBe('pending');
     expect(await ledgerOf(g.donation_id)).toHaveLength(0);
+    expect(await checkLedger(testDb())).toEqual([
+      `processor successes: donation ${g.donation_id}: the processor reported its payment succeeded (${wrongAmount.id}) but the gift is pending`,
+      `processor successes: donation ${g.donation_id}: the processor reported its payment succeeded (${wrongCurrency.id}) but the gift is pending`,
+    ]);
+    await deliver(t, piSucceeded(g));
+    await expectClean();
   });
 
-  test('when a PaymentIntent fails then the pending gift is failed and a later success settles nothing', async () => {
+  test('when a PaymentIntent fails then the pending gift is failed, and a later success (another card) settles it as paid (decisions.md Part 3)', async () => {
     const f = await createFundraiser(testDb(), ownerId);
     const g = await startGift(t, f.id);
     await deliver(t, piFailed(g));
     expect((await row(g.donation_id)).status).toBe('failed');
     await deliver(t, piSucceeded(g));
-    expect((await row(g.donation_id)).status).toBe('failed');
-    expect((await campaign(f.id)).donation_count).toBe(0);
+    expect((await row(g.donation_id)).status).toBe('paid');
+    expect(await campaign(f.id)).toEqual(expect.objectContaining({ raised_cents: g.amount_cents, donation_count: 1, donor_count: 1 }));
+    // A late failure of the earlier attempt changes nothing.
+    await deliver(t, piFailed(g));
+    expect((await row(g.donation_id)).status).toBe('paid');
+    await expectClean();
   });
 
   test('when a partial refund then a full refund arrive then totals drop by each newly refunded amount and the gift ends refunded; an older refund event late changes nothing', async () => {

@@ -109,6 +109,18 @@ describe('one-time tips', () => {
     expect(await checkLedger(t.ctx.db)).toEqual([]);
   });
 
+  it('when a one-time tip is refunded before its success arrives, then the refund settles it first and the later success changes nothing', async () => {
+    const tip = await newTip('one_time', 800);
+    const s = session(tip);
+    await ok(stripeEvent('charge.refunded', { id: `ch_${tip.id.slice(0, 8)}`, object: 'charge', amount: 800, amount_refunded: 800, currency: 'usd', payment_intent: s.payment_intent, metadata: { kind: 'tip', tip_id: tip.id } }));
+    expect((await receipt(tip.id)).status).toBe('refunded');
+    await ok(stripeEvent('checkout.session.completed', s));
+    expect((await receipt(tip.id)).status).toBe('refunded');
+    expect(await t.ctx.db('tip_payments').where({ tip_id: tip.id })).toHaveLength(1);
+    expect(await revenue(tip.id)).toBeCloseTo(0, 10);
+    expect(await checkLedger(t.ctx.db)).toEqual([]);
+  });
+
   it('when the checkout session expires, then the pending tip is canceled', async () => {
     const tip = await newTip('one_time');
     await ok(stripeEvent('checkout.session.expired', session(tip, { payment_status: 'unpaid', status: 'expired' })));

@@ -14,6 +14,8 @@ const refused: Array<[string, string]> = [
   ['src/integrations/mail/m.ts', "import { x } from '../../jobs/queue';"],
   ['src/integrations/mail/m.ts', "import { x } from '../../http/errors';"],
   ['src/integrations/idp/local/l.ts', "import { x } from '../../../modules/auth';"],
+  ['src/modules/donations/d.ts', "import x from 'stripe';"],
+  ['src/modules/donations/d.ts', "import { x } from '../../integrations/payments/stripe-events';"],
 ];
 const allowed: Array<[string, string]> = [
   ['src/modules/comments/c.ts', "import { x } from '../fundraisers';"],
@@ -22,6 +24,7 @@ const allowed: Array<[string, string]> = [
   ['src/modules/index.ts', "import x from './comments/comments.routes';"],
   ['src/jobs/j.ts', "import { x } from '../modules/fundraisers';"],
   ['src/integrations/mail/m.ts', "import { x } from '../../infra/queue';"],
+  ['src/modules/donations/d.ts', "import type { x } from '../../integrations/payments';"],
 ];
 
 /**

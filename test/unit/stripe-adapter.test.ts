@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { parseConfig } from '../../src/config';
 import type { Db } from '../../src/db/knex';
 import { StripeProcessor } from '../../src/integrations/payments/stripe';
+import { WebhookPayloadError } from '../../src/integrations/payments';
 import { stripeDouble } from '../helpers/stripe-double';
 
 /**
@@ -158,12 +159,47 @@ describe('Stripe adapter against a Stripe-compatible server', () => {
 
 describe('Stripe adapter webhook signatures', () => {
   const stripe = new Stripe('sk_test_signer');
-  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'payment_intent.succeeded', created: 1, data: { object: { id: 'pi_1' } } });
+  const donationId = '6f1c2a4e-8a8b-4c1e-9d7a-0b6c1d2e3f40';
+  const payload = JSON.stringify({
+    id: 'evt_1',
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    created: 1,
+    data: { object: { id: 'pi_1', amount: 1200, amount_received: 1200, currency: 'USD', latest_charge: 'ch_1', metadata: { kind: 'donation', donation_id: donationId } } },
+  });
 
-  test('when a delivery is signed by generateTestHeaderString with the webhook secret, then parseWebhook answers the event', async () => {
+  test('when a delivery is signed by generateTestHeaderString with the webhook secret, then parseWebhook answers the typed event', async () => {
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_adapter_test' });
     const event = await processor().parseWebhook(Buffer.from(payload), header);
-    expect(event).toMatchObject({ id: 'evt_1', type: 'payment_intent.succeeded', data: { object: { id: 'pi_1' } } });
+    expect(event).toEqual({
+      id: 'evt_1',
+      processor_type: 'payment_intent.succeeded',
+      created: new Date(1000),
+      kind: 'PaymentSucceeded',
+      ref: { kind: 'donation', id: donationId },
+      payment_intent_id: 'pi_1',
+      charge_id: 'ch_1',
+      amount_cents: 1200,
+      currency: 'usd',
+      fee_cents: null,
+    });
+  });
+
+  test('when a signed body is not JSON, not an object, or has no data.object, id or type, then parseWebhook throws WebhookPayloadError; an unknown type is Unhandled', async () => {
+    const p = processor();
+    const sign = (body: string) => stripe.webhooks.generateTestHeaderString({ payload: body, secret: 'whsec_adapter_test' });
+    const broken = [
+      'not json',
+      '[]',
+      'null',
+      JSON.stringify({ id: 'evt_x', type: 'payment_intent.succeeded' }),
+      JSON.stringify({ id: 'evt_x', type: 'payment_intent.succeeded', data: { object: null } }),
+      JSON.stringify({ type: 'payment_intent.succeeded', data: { object: { id: 'pi_1' } } }),
+      JSON.stringify({ id: 'evt_x', type: 'payment_intent.succeeded', data: { object: { id: 'pi_1', amount: '12', currency: 'usd' } } }),
+    ];
+    for (const body of broken) await expect(p.parseWebhook(body, sign(body))).rejects.toBeInstanceOf(WebhookPayloadError);
+    const other = JSON.stringify({ id: 'evt_y', type: 'balance.available', created: 2, data: { object: { object: 'balance' } } });
+    expect(await p.parseWebhook(other, sign(other))).toMatchObject({ kind: 'Unhandled', id: 'evt_y', processor_type: 'balance.available', ref: null });
   });
 
   test('when the signature is made with another secret, missing, or the body changed, then parseWebhook throws', async () => {

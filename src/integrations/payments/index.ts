@@ -8,6 +8,8 @@ import { redeliverHandler, SANDBOX_WEBHOOK_QUEUE, type DeliveryDeps } from './sa
 import { SANDBOX_PAYOUT_QUEUE, settlePayoutHandler } from './sandbox-payouts';
 
 export type * from './port';
+export type * from './events';
+export { WebhookPayloadError } from './events';
 export { sandboxFee } from './sandbox-fees';
 
 /** Stripe when STRIPE_SECRET_KEY is set (STRIPE_API_URL may name a Stripe-compatible server), else the sandbox. */

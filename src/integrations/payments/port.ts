@@ -4,6 +4,8 @@
  * currencies lower-case ISO codes. Every call that creates something takes an idempotency key.
  * Processor objects carry `metadata` linking them to rows: { kind, donation_id | tip_id | join_id }.
  */
+import type { PaymentEvent, PaymentRef } from './events';
+
 export type ProcessorMetadata = Record<string, string>;
 
 export interface CreatePaymentIntentInput {
@@ -106,11 +108,11 @@ export interface PaymentProcessor {
   createSetupIntent(input: CreateSetupIntentInput): Promise<SetupIntentResult>;
   createSubscription(input: CreateSubscriptionInput): Promise<SubscriptionResult>;
   /**
-   * A PaymentIntent's metadata (null when the processor does not know it): links a refund or
-   * dispute that arrives before any event naming the row (a Checkout gift's PaymentIntent id
-   * is learnt only from its success) back to the row.
+   * The row a PaymentIntent's metadata names (null when the processor does not know the intent
+   * or its metadata names none): links a refund or dispute that arrives before any event naming
+   * the row (a Checkout gift's PaymentIntent id is learnt only from its success) back to the row.
    */
-  paymentIntentMetadata(paymentIntentId: string): Promise<ProcessorMetadata | null>;
+  paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null>;
   /** The processor's fee on the charge behind a PaymentIntent, in cents (0 when unknown yet). */
   feeForPaymentIntent(paymentIntentId: string): Promise<number>;
   createConnectedAccount(input: { email?: string | null; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<ConnectedAccount>;
@@ -133,18 +135,12 @@ export interface PaymentProcessor {
   createTransferReversal(input: { transfer_id: string; amount_cents: number; metadata: ProcessorMetadata; idempotencyKey: string }): Promise<{ id: string }>;
   /** Recent payouts of a connected account (for the payout refresh repair). */
   listPayouts(accountId: string, limit?: number): Promise<ProcessorPayout[]>;
-  /** Verifies a webhook delivery's signature and parses it; throws on a bad or missing signature. */
-  parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<ProcessorEvent>;
+  /**
+   * Verifies a webhook delivery's signature (the stripe SDK) and translates it into a typed
+   * payment event (events.ts). Throws WebhookPayloadError for a signed body it cannot read, any
+   * other error for a bad or missing signature.
+   */
+  parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent>;
   /** The secret webhook deliveries are signed with (STRIPE_WEBHOOK_SECRET, or the sandbox's generated one). */
   webhookSecret(): Promise<string>;
-}
-
-/** A verified processor event (Stripe's event shape; the sandbox sends the same shape). */
-export interface ProcessorEvent {
-  id: string;
-  type: string;
-  created: number;
-  /** Set when the event concerns a connected account. */
-  account?: string;
-  data: { object: Record<string, any> };
 }

@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
 import { enqueue } from '../../infra/queue';
-import type { PaymentProcessor, ProcessorEvent } from './port';
+import type { PaymentProcessor } from './port';
 import { createObject, getObject, updateObject } from './sandbox.repo';
 
 /** Redelivers a sandbox event whose immediate delivery did not get a 2xx (the safety net). */
@@ -17,8 +17,14 @@ export interface DeliveryDeps {
   payments: Pick<PaymentProcessor, 'webhookSecret'>;
 }
 
-export interface SandboxEvent extends ProcessorEvent {
+/** An event as the sandbox stores and sends it: Stripe's shape (the webhook route translates it, stripe-events.ts). */
+export interface SandboxEvent {
+  id: string;
   object: 'event';
+  type: string;
+  created: number;
+  account?: string;
+  data: { object: Record<string, any> };
 }
 
 // Only the signing helper is used; this client never makes a request.

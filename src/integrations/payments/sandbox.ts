@@ -11,7 +11,6 @@ import type {
   CreateSubscriptionInput,
   PaymentIntentResult,
   PaymentProcessor,
-  ProcessorEvent,
   ProcessorPayout,
   SetupIntentResult,
   SubscriptionResult,
@@ -22,6 +21,8 @@ import { sandboxFee } from './sandbox-fees';
 import { createObject, getObject, listObjects } from './sandbox.repo';
 import { schedulePayout } from './sandbox-payouts';
 import { sandboxWebhookSecret } from './webhook-secret';
+import type { PaymentEvent, PaymentRef } from './events';
+import { parseSignedEvent, refOf } from './stripe-events';
 
 const rid = (prefix: string) => `${prefix}_sb_${randomBytes(12).toString('hex')}`;
 
@@ -47,8 +48,8 @@ export class SandboxProcessor implements PaymentProcessor {
     return this.secret;
   }
 
-  async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<ProcessorEvent> {
-    return this.stripe.webhooks.constructEvent(rawBody, signature ?? '', await this.webhookSecret()) as unknown as ProcessorEvent;
+  async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent> {
+    return parseSignedEvent(this.stripe, rawBody, signature, await this.webhookSecret());
   }
 
   async createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult> {
@@ -120,9 +121,9 @@ export class SandboxProcessor implements PaymentProcessor {
     return sub;
   }
 
-  async paymentIntentMetadata(paymentIntentId: string): Promise<Record<string, string> | null> {
+  async paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {
     const pi = await getObject(this.db, paymentIntentId, 'payment_intent');
-    return pi ? ((pi.data.metadata as Record<string, string>) ?? {}) : null;
+    return pi ? refOf(pi.data.metadata) : null;
   }
 
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {

@@ -10,12 +10,13 @@ import type {
   CreateSubscriptionInput,
   PaymentIntentResult,
   PaymentProcessor,
-  ProcessorEvent,
   ProcessorPayout,
   SetupIntentResult,
   SubscriptionResult,
 } from './port';
 import { sandboxWebhookSecret } from './webhook-secret';
+import type { PaymentEvent, PaymentRef } from './events';
+import { parseSignedEvent, refOf } from './stripe-events';
 
 /** STRIPE_API_URL (e.g. http://127.0.0.1:12111 for stripe-mock) as the SDK's host options. */
 function hostOptions(apiUrl: string | undefined): Stripe.StripeConfig {
@@ -42,8 +43,8 @@ export class StripeProcessor implements PaymentProcessor {
     return this.config.STRIPE_WEBHOOK_SECRET ? Promise.resolve(this.config.STRIPE_WEBHOOK_SECRET) : sandboxWebhookSecret(this.db);
   }
 
-  async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<ProcessorEvent> {
-    return this.stripe.webhooks.constructEvent(rawBody, signature ?? '', await this.webhookSecret()) as unknown as ProcessorEvent;
+  async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent> {
+    return parseSignedEvent(this.stripe, rawBody, signature, await this.webhookSecret());
   }
 
   async createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult> {
@@ -133,9 +134,9 @@ export class StripeProcessor implements PaymentProcessor {
     };
   }
 
-  async paymentIntentMetadata(paymentIntentId: string): Promise<Record<string, string> | null> {
+  async paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {
     try {
-      return (await this.stripe.paymentIntents.retrieve(paymentIntentId)).metadata ?? {};
+      return refOf((await this.stripe.paymentIntents.retrieve(paymentIntentId)).metadata);
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode === 404) return null;
       throw err;

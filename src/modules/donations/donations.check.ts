@@ -94,3 +94,24 @@ export async function paidBucketsVsDonations(db: Db): Promise<string[]> {
       `fundraiser ${r.fundraiser_id}: ${r.gifts} paid gifts at ${new Date(r.bucket).toISOString()}, bucket counts ${r.counted}`,
   );
 }
+
+/**
+ * Every payment the processor reported as succeeded for a gift (a processed PaymentSucceeded
+ * naming it, webhooks.repo.ts) left that gift settled: a success recorded against a gift that
+ * is not paid (or no gift at all) is money the processor holds that no campaign shows.
+ */
+export async function processorSuccessesVsDonations(db: Db): Promise<string[]> {
+  const { rows } = await db.raw(`
+    select e.event_id, e.ref_id, d.status
+      from processed_webhook_events e
+      left join donations d on d.id::text = e.ref_id
+     where e.kind = 'PaymentSucceeded' and e.ref_kind = 'donation' and e.ref_id is not null
+       and (d.id is null or d.paid_at is null)
+     order by e.processed_at
+     limit 100`);
+  return rows.map((r: { event_id: string; ref_id: string; status: string | null }) =>
+    r.status
+      ? `donation ${r.ref_id}: the processor reported its payment succeeded (${r.event_id}) but the gift is ${r.status}`
+      : `donation ${r.ref_id}: the processor reported its payment succeeded (${r.event_id}) but no such gift exists`,
+  );
+}

@@ -94,14 +94,19 @@ export async function markFailed(db: Q, id: string): Promise<boolean> {
   return n > 0;
 }
 
-/** pending -> paid: the one statement that decides whether this settlement happens (idempotent). */
+/**
+ * pending or failed -> paid: the one statement that decides whether this settlement happens
+ * (idempotent). `failed` is not final (decisions.md Part 3): a declined card may be followed by
+ * another card on the same PaymentIntent, whose success settles the gift.
+ */
 export async function markPaid(
   trx: Knex.Transaction,
   id: string,
   f: { pi: string | null; charge: string | null; fee: number; platformFee: number },
 ): Promise<DonationRow | undefined> {
   const [r] = await trx('donations')
-    .where({ id, status: 'pending' })
+    .where({ id })
+    .whereIn('status', ['pending', 'failed'])
     .update({
       status: 'paid',
       paid_at: trx.fn.now(),

@@ -41,13 +41,13 @@ export function takenBack(d: Pick<DonationRow, 'amount_cents' | 'tip_cents' | 'p
 const sameCurrency = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
- * pending -> paid, once: the ledger group, the counters, and the events, all in `trx` (which
+ * pending (or failed: a later success settles it) -> paid, once: the ledger group, the counters, and the events, all in `trx` (which
  * holds the campaign row's lock, see donations.webhooks.ts). The
  * conditional update decides (a second event for the same payment changes nothing); an
  * amount or currency that differs from the gift settles nothing and is logged.
  */
 export async function settle(ctx: AppContext, trx: Knex.Transaction, d: DonationRow, f: PaymentFacts, eventId: string): Promise<Outcome> {
-  if (d.status !== 'pending') return 'ignored';
+  if (d.status !== 'pending' && d.status !== 'failed') return 'ignored';
   const gross = d.amount_cents + d.tip_cents;
   if (f.amount !== gross || !sameCurrency(f.currency, d.currency)) {
     ctx.log.warn({ donationId: d.id, eventId, expected: { amount: gross, currency: d.currency }, got: { amount: f.amount, currency: f.currency } }, 'processor amount or currency differs from the donation; not settled');

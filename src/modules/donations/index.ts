@@ -5,7 +5,7 @@ import { anyPaidDonation } from './donations.repo';
 export { donationWebhooks } from './donations.webhooks';
 export { donationSubscribers } from './donations.events';
 export { recordSettledGift, type SettledGift } from './donations.offline';
-export { campaignCountersVsDonations, donorRowsVsDonations, donationsVsLedger, paidBucketsVsDonations } from './donations.check';
+export { campaignCountersVsDonations, donorRowsVsDonations, donationsVsLedger, paidBucketsVsDonations, processorSuccessesVsDonations } from './donations.check';
 
 /**
  * Whether a campaign "has collected money": any gift was ever paid, even if later refunded.

@@ -6,12 +6,11 @@ import { byKind } from './by-kind';
 import type { WebhookHandlerMap } from './webhooks.types';
 
 /**
- * Every processor event type the service handles, from each money module's index.ts
- * (donations, tips, payouts and connected accounts, communities). Types handled by no module
- * answer 200 and are recorded as ignored. Modules are merged by the `metadata.kind` of the
- * objects they own (see by-kind.ts): tips add `tip: tipWebhooks`, communities
- * `community_join: ...`; types no other module shares (account.updated, payout.*) may go in
- * any kind's map, or be spread in beside it.
+ * Every typed payment event kind the service handles (integrations/payments/events.ts), from
+ * each money module's index.ts (donations, tips, payouts and connected accounts, communities).
+ * Kinds handled by no module answer 200 and are recorded as ignored. Modules are merged by the
+ * `ref.kind` of the events they own (see by-kind.ts); kinds no other module shares
+ * (AccountUpdated, Payout*) are spread in beside them.
  */
 export const webhookHandlers: WebhookHandlerMap = {
   ...byKind({ donation: donationWebhooks, tip: tipWebhooks, community_join: communityWebhooks }),

@@ -1,19 +1,19 @@
 import type { AppContext } from '../../context';
-import type { ProcessorEvent } from '../../integrations/payments/port';
+import type { PaymentEvent } from '../../integrations/payments';
 import { claimEvent, recordOutcome } from './webhooks.repo';
-import type { WebhookHandlerMap, WebhookOutcome } from './webhooks.types';
+import type { WebhookHandler, WebhookHandlerMap, WebhookOutcome } from './webhooks.types';
 
 /**
- * Processes one verified event exactly once: the event id is claimed in the same transaction
- * as the handler's effect (a handler's `prefetch` reads the processor before it opens).
- * Unknown types are recorded as ignored. A handler failure rolls the whole transaction back
- * (the id too) and propagates, so the route answers 500 and the processor retries.
+ * Processes one verified, typed event exactly once: the event id is claimed in the same
+ * transaction as the handler's effect (a handler's `prefetch` reads the processor before it
+ * opens). Kinds no module handles are recorded as ignored. A handler failure rolls the whole
+ * transaction back (the id too) and propagates, so the route answers 500 and the processor retries.
  */
-export async function processEvent(ctx: AppContext, handlers: WebhookHandlerMap, event: ProcessorEvent): Promise<WebhookOutcome> {
-  const handler = handlers[event.type];
+export async function processEvent(ctx: AppContext, handlers: WebhookHandlerMap, event: PaymentEvent): Promise<WebhookOutcome> {
+  const handler = handlers[event.kind] as WebhookHandler | undefined;
   const prefetched = handler?.prefetch ? await handler.prefetch(ctx, event) : undefined;
   return ctx.db.transaction(async (trx) => {
-    if (!(await claimEvent(trx, event.id, event.type))) return 'duplicate';
+    if (!(await claimEvent(trx, event))) return 'duplicate';
     const outcome: WebhookOutcome = handler ? ((await handler(ctx, event, trx, prefetched)) ?? 'applied') : 'ignored';
     await recordOutcome(trx, event.id, outcome);
     return outcome;

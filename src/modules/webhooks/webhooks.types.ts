@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import type { ProcessorEvent } from '../../integrations/payments/port';
+import type { EventOf, PaymentEvent, PaymentEventKind } from '../../integrations/payments';
 
 /**
  * What a handler did with an event; recorded with the event id. `ignored` is a handled type
@@ -9,20 +9,21 @@ import type { ProcessorEvent } from '../../integrations/payments/port';
 export type WebhookOutcome = 'applied' | 'ignored' | 'duplicate';
 
 /**
- * Handles one processor event inside the transaction that records its id, so its effect and
- * the record commit together (exactly once). Throw to roll back and answer 500 (the processor
- * retries); throw `RetryLater` when the event arrived before something it depends on.
+ * Handles one typed payment event (the adapters translate processor objects, see
+ * integrations/payments/events.ts) inside the transaction that records its id, so its effect
+ * and the record commit together (exactly once). Throw to roll back and answer 500 (the
+ * processor retries); throw `RetryLater` when the event arrived before something it depends on.
  */
-export type WebhookHandler = ((ctx: AppContext, event: ProcessorEvent, trx: Knex.Transaction, prefetched?: unknown) => Promise<WebhookOutcome | void>) & {
+export type WebhookHandler<E extends PaymentEvent = PaymentEvent> = ((ctx: AppContext, event: E, trx: Knex.Transaction, prefetched?: unknown) => Promise<WebhookOutcome | void>) & {
   /**
    * Optional processor reads (e.g. a charge's fee) run BEFORE the transaction opens, so no
    * connection or row lock is held across a network call; the result is the handler's
    * `prefetched` argument. It may run for a duplicate too, so it must only read.
    */
-  prefetch?: (ctx: AppContext, event: ProcessorEvent) => Promise<unknown>;
+  prefetch?: (ctx: AppContext, event: E) => Promise<unknown>;
 };
 
-/** A module's handlers, keyed by processor event type; collected in webhooks/handlers.ts. */
-export type WebhookHandlerMap = Record<string, WebhookHandler>;
+/** A module's handlers, keyed by the typed event's kind; collected in webhooks/handlers.ts. */
+export type WebhookHandlerMap = { [K in PaymentEventKind]?: WebhookHandler<EventOf<K>> };
 
 export class RetryLater extends Error {}
