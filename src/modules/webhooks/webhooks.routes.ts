@@ -17,11 +17,12 @@ export default defineRoutes(
       path: '/stripe',
       summary: 'Payment processor webhook',
       description:
-        'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure answers 500 so the processor retries.',
+        'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure (the database unavailable, say) answers 503 so the processor retries.',
       auth: 'none',
       rawBody: true,
       consumes: { mediaType: 'application/json', schema: z.object({ id: z.string(), type: z.string() }).passthrough() },
       response: received,
+      errors: [400, 503],
       handler: async ({ req, ctx }) => {
         const raw = (req as Request & { rawBody?: Buffer }).rawBody;
         const sig = req.header('stripe-signature');
