@@ -1,0 +1,255 @@
+import type { Request, Response } from 'express';
+import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type pg from 'pg';
+import { InvalidationListener } from '../infra/invalidation';
+import type { Logger } from '../infra/logger';
+import { sendPrepared, type PreparedAnswer } from './caching';
+
+/**
+ * Read-through cache of the hot guest reads (campaign by slug or id, its stats, the default list
+ * and its common filters, cities, categories). It keeps the answer as sent (bytes and ETag), so a
+ * hit costs a map lookup and a write: no database, no JSON.stringify, no hashing.
+ *
+ * Freshness: every committed change to what a campaign's reads show notifies `read_cache` with
+ * the campaign's id (database triggers, src/infra/invalidation.ts); each instance then drops that
+ * campaign's entries and every list-like entry (cards, counts and cities may all move). While the
+ * listener is not LISTENing the cache only passes through, since it could miss a change. A fill
+ * that overlaps any invalidation is answered but not stored, so a read begun before a commit
+ * cannot put the old answer back after the notification dropped it. Entries also lapse after
+ * `ttlMs` (what the triggers cannot see: a renamed owner, the 24-hour window sliding).
+ *
+ * With Redis, fills are shared between instances under one generation number that every
+ * instance bumps on each notification: an entry is good only while the generation it was filled
+ * under (read before the database) is current. Redis trouble only skips that layer.
+ */
+export type ReadCacheEvent = 'hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
+
+export interface ReadOutcome {
+  answer: PreparedAnswer;
+  /** false: the answer is per viewer or not public; sent, never stored. */
+  cacheable: boolean;
+  /** The campaign the answer shows (its changes drop it); null for list-like answers. */
+  fundraiserId: string | null;
+}
+
+export interface ReadCacheOptions {
+  connection: string | pg.ClientConfig;
+  log: Logger;
+  redis?: Redis | null;
+  maxEntries?: number;
+  maxBytes?: number;
+  ttlMs?: number;
+  /** Upper bound on a Redis round trip before the shared layer is skipped for this read. */
+  redisTimeoutMs?: number;
+}
+
+interface Entry {
+  answer: PreparedAnswer;
+  fundraiserId: string | null;
+}
+
+const REDIS_PREFIX = 'readcache:';
+const REDIS_GEN = `${REDIS_PREFIX}gen`;
+
+export class ReadCache {
+  private readonly local: LRUCache<string, Entry>;
+  private readonly byFundraiser = new Map<string, Set<string>>();
+  private readonly listKeys = new Set<string>();
+  private readonly inflight = new Map<string, { seq: number; promise: Promise<ReadOutcome> }>();
+  private readonly listener: InvalidationListener;
+  private readonly redis: Redis | null;
+  private readonly ttlMs: number;
+  private readonly redisTimeoutMs: number;
+  /** Bumped by every invalidation: a fill begun under an older value is not stored. */
+  private seq = 0;
+  private started = false;
+  readonly counts: Record<ReadCacheEvent, number> = { hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
+  /** Metrics hook: called for every counted event. */
+  onEvent: ((event: ReadCacheEvent) => void) | null = null;
+
+  constructor(private readonly opts: ReadCacheOptions) {
+    this.redis = opts.redis ?? null;
+    this.ttlMs = opts.ttlMs ?? 30_000;
+    this.redisTimeoutMs = opts.redisTimeoutMs ?? 50;
+    this.local = new LRUCache<string, Entry>({
+      max: opts.maxEntries ?? 10_000,
+      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (e, key) => e.answer.body.length + key.length + 200,
+      ttl: this.ttlMs,
+      dispose: (e, key) => this.unindex(key, e),
+    });
+    this.listener = new InvalidationListener(
+      opts.connection,
+      {
+        onMessage: (id) => this.invalidate(id),
+        onUp: () => this.dropAll(),
+        onDown: () => this.dropAll(),
+      },
+      opts.log,
+    );
+  }
+
+  /** Whether reads may use the cache now (starts the listener on first use). */
+  get active(): boolean {
+    if (!this.started) {
+      this.started = true;
+      this.listener.start();
+    }
+    return this.listener.listening;
+  }
+
+  /** Starts listening now and resolves once it does (or after `timeoutMs`). */
+  async ready(timeoutMs = 5_000): Promise<boolean> {
+    const end = Date.now() + timeoutMs;
+    while (!this.active && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    return this.active;
+  }
+
+  private count(event: ReadCacheEvent): void {
+    this.counts[event] += 1;
+    this.onEvent?.(event);
+  }
+
+  /** Answers from the cache, or computes (once for concurrent misses), stores and answers. */
+  async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
+    if (!this.active) {
+      this.count('bypass');
+      return sendPrepared(req, res, (await compute()).answer);
+    }
+    const hit = this.local.get(key);
+    if (hit) {
+      this.count('hit');
+      return sendPrepared(req, res, hit.answer);
+    }
+    this.count('miss');
+    sendPrepared(req, res, (await this.fill(key, compute)).answer);
+  }
+
+  private fill(key: string, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+    const running = this.inflight.get(key);
+    if (running && running.seq === this.seq) return running.promise;
+    const seq = this.seq;
+    const promise = this.load(key, seq, compute);
+    this.inflight.set(key, { seq, promise });
+    const done = () => {
+      if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  private async load(key: string, seq: number, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+    const shared = await this.sharedGet(key);
+    if (shared.entry) {
+      this.count('shared_hit');
+      if (seq === this.seq) this.store(key, shared.entry);
+      return { answer: shared.entry.answer, cacheable: true, fundraiserId: shared.entry.fundraiserId };
+    }
+    const out = await compute();
+    if (out.cacheable && seq === this.seq && this.listener.listening) {
+      const entry = { answer: out.answer, fundraiserId: out.fundraiserId };
+      this.store(key, entry);
+      if (shared.gen !== null) this.sharedSet(key, entry, shared.gen);
+    }
+    return out;
+  }
+
+  private store(key: string, entry: Entry): void {
+    this.local.set(key, entry);
+    if (!this.local.has(key)) return; // too large for the cache
+    if (entry.fundraiserId === null) this.listKeys.add(key);
+    else {
+      let keys = this.byFundraiser.get(entry.fundraiserId);
+      if (!keys) this.byFundraiser.set(entry.fundraiserId, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private unindex(key: string, e: Entry): void {
+    if (e.fundraiserId === null) this.listKeys.delete(key);
+    else {
+      const keys = this.byFundraiser.get(e.fundraiserId);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byFundraiser.delete(e.fundraiserId);
+    }
+  }
+
+  /** A committed change to campaign `fundraiserId`: its entries and every list-like entry go. */
+  invalidate(fundraiserId: string): void {
+    this.seq += 1;
+    this.count('invalidation');
+    for (const key of [...(this.byFundraiser.get(fundraiserId) ?? [])]) this.local.delete(key);
+    for (const key of [...this.listKeys]) this.local.delete(key);
+    this.bumpShared();
+  }
+
+  private dropAll(): void {
+    this.seq += 1;
+    this.local.clear();
+    this.bumpShared();
+  }
+
+  // --- the shared layer (Redis) -------------------------------------------------------------
+
+  private redisUsable(): boolean {
+    return !!this.redis && this.redis.status === 'ready';
+  }
+
+  private withTimeout<T>(p: Promise<T>): Promise<T | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), this.redisTimeoutMs);
+    });
+    return Promise.race([p.catch(() => null), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** The shared entry when its generation is current, and the generation to fill under. */
+  private async sharedGet(key: string): Promise<{ entry: Entry | null; gen: string | null }> {
+    if (!this.redisUsable()) return { entry: null, gen: null };
+    const got = await this.withTimeout(this.redis!.mgetBuffer(REDIS_PREFIX + key, REDIS_GEN));
+    if (!got) return { entry: null, gen: null };
+    const [raw, genBuf] = got;
+    const gen = genBuf ? genBuf.toString() : '0';
+    return { entry: raw ? decode(raw, gen) : null, gen };
+  }
+
+  private sharedSet(key: string, entry: Entry, gen: string): void {
+    if (!this.redisUsable()) return;
+    void this.withTimeout(this.redis!.set(REDIS_PREFIX + key, encode(entry, gen), 'PX', this.ttlMs));
+  }
+
+  private bumpShared(): void {
+    // Queued on the connection before any later read, so this instance never reads past it.
+    if (this.redisUsable()) void this.redis!.incr(REDIS_GEN).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.listener.close();
+    this.local.clear();
+  }
+}
+
+/** `gen \n fundraiserId \n etag \n cacheControl \n vary \n status \n body`: one string per entry. */
+function encode(e: Entry, gen: string): Buffer {
+  const a = e.answer;
+  const head = [gen, e.fundraiserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
+  return Buffer.concat([Buffer.from(`${head}\n`), a.body]);
+}
+
+function decode(raw: Buffer, currentGen: string): Entry | null {
+  const fields: string[] = [];
+  let at = 0;
+  for (let i = 0; i < 6; i += 1) {
+    const nl = raw.indexOf(10, at);
+    if (nl === -1) return null;
+    fields.push(raw.subarray(at, nl).toString());
+    at = nl + 1;
+  }
+  const [gen, fid, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string];
+  if (gen !== currentGen) return null;
+  return {
+    fundraiserId: fid || null,
+    answer: { body: Buffer.from(raw.subarray(at)), etag, cacheControl: cacheControl || null, vary: vary || null, status: Number(status) },
+  };
+}
