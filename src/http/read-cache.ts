@@ -42,6 +42,8 @@ export interface ReadCacheOptions {
   ttlMs?: number;
   /** Upper bound on a Redis round trip before the shared layer is skipped for this read. */
   redisTimeoutMs?: number;
+  /** Key prefix in Redis (deployments or tests sharing a Redis). */
+  redisPrefix?: string;
 }
 
 interface Entry {
@@ -49,8 +51,6 @@ interface Entry {
   fundraiserId: string | null;
 }
 
-const REDIS_PREFIX = 'readcache:';
-const REDIS_GEN = `${REDIS_PREFIX}gen`;
 
 export class ReadCache {
   private readonly local: LRUCache<string, Entry>;
@@ -61,6 +61,8 @@ export class ReadCache {
   private readonly redis: Redis | null;
   private readonly ttlMs: number;
   private readonly redisTimeoutMs: number;
+  private readonly prefix: string;
+  private readonly genKey: string;
   /** Bumped by every invalidation: a fill begun under an older value is not stored. */
   private seq = 0;
   private started = false;
@@ -72,6 +74,8 @@ export class ReadCache {
     this.redis = opts.redis ?? null;
     this.ttlMs = opts.ttlMs ?? 30_000;
     this.redisTimeoutMs = opts.redisTimeoutMs ?? 50;
+    this.prefix = opts.redisPrefix ?? 'readcache:';
+    this.genKey = `${this.prefix}gen`;
     this.local = new LRUCache<string, Entry>({
       max: opts.maxEntries ?? 10_000,
       maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
@@ -207,7 +211,7 @@ export class ReadCache {
   /** The shared entry when its generation is current, and the generation to fill under. */
   private async sharedGet(key: string): Promise<{ entry: Entry | null; gen: string | null }> {
     if (!this.redisUsable()) return { entry: null, gen: null };
-    const got = await this.withTimeout(this.redis!.mgetBuffer(REDIS_PREFIX + key, REDIS_GEN));
+    const got = await this.withTimeout(this.redis!.mgetBuffer(this.prefix + key, this.genKey));
     if (!got) return { entry: null, gen: null };
     const [raw, genBuf] = got;
     const gen = genBuf ? genBuf.toString() : '0';
@@ -216,12 +220,12 @@ export class ReadCache {
 
   private sharedSet(key: string, entry: Entry, gen: string): void {
     if (!this.redisUsable()) return;
-    void this.withTimeout(this.redis!.set(REDIS_PREFIX + key, encode(entry, gen), 'PX', this.ttlMs));
+    void this.withTimeout(this.redis!.set(this.prefix + key, encode(entry, gen), 'PX', this.ttlMs));
   }
 
   private bumpShared(): void {
     // Queued on the connection before any later read, so this instance never reads past it.
-    if (this.redisUsable()) void this.redis!.incr(REDIS_GEN).catch(() => undefined);
+    if (this.redisUsable()) void this.redis!.incr(this.genKey).catch(() => undefined);
   }
 
   async close(): Promise<void> {
