@@ -43,6 +43,15 @@ function areaOf(url: string, fn: string): string {
 
 export function summarise(p: Profile, requests: number, top = 25): string[] {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  // The profiler's own stop call (node:inspector and what it dispatches) is not the server's work.
+  const excluded = new Set<number>();
+  const mark = (id: number, inside: boolean) => {
+    const n = byId.get(id)!;
+    const now = inside || n.callFrame.url === 'node:inspector';
+    if (now) excluded.add(id);
+    for (const c of n.children ?? []) mark(c, now);
+  };
+  mark(p.nodes[0]!.id, false);
   const self = new Map<number, number>();
   p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
   const areas = new Map<string, number>();
@@ -50,6 +59,7 @@ export function summarise(p: Profile, requests: number, top = 25): string[] {
   let total = 0;
   let idle = 0;
   for (const [id, us] of self) {
+    if (excluded.has(id)) continue;
     const n = byId.get(id)!;
     const { functionName, url, lineNumber } = n.callFrame;
     if (functionName === '(idle)') {

@@ -66,8 +66,15 @@ function signedSuccess(g: Pending): { payload: string; sig: string } {
   return { payload, sig: signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
 }
 
+let watcherIp = 0;
+
+/** A guest read of the campaign's donation count, each from its own address (the public limiter is per IP). */
 async function donationCount(api: Api, slug: string): Promise<number> {
-  const res = await fetch(`${api.base}/api/v1/fundraisers/slug/${slug}`, { headers: { 'x-forwarded-for': '10.250.0.1' } });
+  watcherIp += 1;
+  const res = await fetch(`${api.base}/api/v1/fundraisers/slug/${slug}`, {
+    headers: { 'x-forwarded-for': `10.250.${(watcherIp >> 8) & 255}.${watcherIp & 255}` },
+  });
+  if (res.status !== 200) throw new Error(`slug read answered ${res.status}`);
   return ((await res.json()) as { data: { donation_count: number } }).data.donation_count;
 }
 
@@ -77,7 +84,21 @@ async function donationCount(api: Api, slug: string): Promise<number> {
  * from sending its webhook to the first read showing it (gift k shows when donation_count
  * reaches the starting count + k: settlements of one campaign are serialised by its row lock).
  */
-async function settleAndWatch(api: Api, slug: string, gifts: Pending[], startCount: number) {
+/** The API process's CPU time so far (ms), from /proc (Linux). */
+function readCpu(api: Api): () => number {
+  return () => {
+    try {
+      const stat = fs.readFileSync(`/proc/${api.child.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10;
+    } catch {
+      return NaN;
+    }
+  };
+}
+
+async function settleAndWatch(api: Api, slug: string, gifts: Pending[], startCount: number, cpu: () => number) {
+  const cpu0 = cpu();
   const sentAt: number[] = [];
   const shownAt: number[] = [];
   const webhookMs: number[] = [];
@@ -113,7 +134,7 @@ async function settleAndWatch(api: Api, slug: string, gifts: Pending[], startCou
   // Gifts land in an order the row lock picks: the k-th shown gift is matched with the k-th sent one.
   const delays = gifts.map((_, k) => (shownAt[k] === undefined ? Infinity : shownAt[k]! - sentAt[k]!)).sort((a, b) => a - b);
   webhookMs.sort((a, b) => a - b);
-  return { delays, webhookMs, failures, seconds: (performance.now() - t0) / 1000 };
+  return { delays, webhookMs, failures, seconds: (performance.now() - t0) / 1000, cpuMsPerGift: (cpu() - cpu0) / gifts.length };
 }
 
 async function main() {
@@ -130,28 +151,35 @@ async function main() {
   const api = await startApi(databaseUrl);
   const path1 = [`/api/v1/fundraisers/slug/${campaign.slug}`];
   try {
-    const gifts = await createGifts(api, campaign.id, Math.ceil(SECONDS * RATE));
+    const perPhase = Math.ceil(SECONDS * RATE);
+    const gifts = await createGifts(api, campaign.id, perPhase * 2);
     // As the sandbox's confirm would: the PaymentIntents succeeded (the settlement fetches the fee from them).
     await c.query(`update sandbox_objects set data = data || '{"status":"succeeded"}'::jsonb where id = any($1)`, [gifts.map((g) => g.pi)]);
     log(`campaign ${campaign.slug}; ${gifts.length} pending gifts created`);
+    // The settling alone first: what a gift costs the process, and its delay without read load.
+    const alone = await settleAndWatch(api, campaign.slug, gifts.slice(perPhase), await donationCount(api, campaign.slug), readCpu(api));
+    log(`settling alone: webhook p50 ${pct(alone.webhookMs, 50).toFixed(0)} ms, p99 ${pct(alone.webhookMs, 99).toFixed(0)} ms; ` +
+      `visible p50 ${pct(alone.delays, 50).toFixed(0)} ms, max ${alone.delays.at(-1)!.toFixed(0)} ms; API CPU ${alone.cpuMsPerGift.toFixed(1)} ms per gift`);
     await runLoad(api.base, path1, { connections: CONNECTIONS, seconds: 2 });
     const quiet = await runLoad(api.base, path1, { connections: CONNECTIONS, seconds: SECONDS });
     log(`reads alone: ${quiet.rps.toFixed(0)} req/s, p50 ${quiet.p50} ms, p99 ${quiet.p99} ms, errors ${quiet.errors}`);
     const startCount = await donationCount(api, campaign.slug);
     const [busy, settle] = await Promise.all([
       runLoad(api.base, path1, { connections: CONNECTIONS, seconds: SECONDS }),
-      settleAndWatch(api, campaign.slug, gifts, startCount),
+      settleAndWatch(api, campaign.slug, gifts.slice(0, perPhase), startCount, readCpu(api)),
     ]);
     log(`reads while settling: ${busy.rps.toFixed(0)} req/s, p50 ${busy.p50} ms, p99 ${busy.p99} ms, errors ${busy.errors}`);
     log(`gift visible after: p50 ${pct(settle.delays, 50).toFixed(0)} ms, p99 ${pct(settle.delays, 99).toFixed(0)} ms, max ${settle.delays.at(-1)!.toFixed(0)} ms; webhook failures ${settle.failures}`);
-    writeSection(campaign.slug, quiet, busy, settle);
+    writeSection(campaign.slug, quiet, busy, settle, alone);
   } finally {
     await api.stop();
     await c.end();
   }
 }
 
-function writeSection(slug: string, quiet: LoadResult, busy: LoadResult, s: Awaited<ReturnType<typeof settleAndWatch>>) {
+type Settled = Awaited<ReturnType<typeof settleAndWatch>>;
+
+function writeSection(slug: string, quiet: LoadResult, busy: LoadResult, s: Settled, alone: Settled) {
   const cpu = os.cpus();
   const within1s = s.delays.filter((d) => d <= 1000).length;
   const row = (name: string, r: LoadResult) => `| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} |`;
@@ -176,6 +204,12 @@ function writeSection(slug: string, quiet: LoadResult, busy: LoadResult, s: Awai
       `${pct(s.delays, 50).toFixed(0)} ms, p99 ${pct(s.delays, 99).toFixed(0)} ms, max ${s.delays.at(-1)!.toFixed(0)} ms; ` +
       `**${within1s} of ${s.delays.length}** within 1 s (target: all). The webhook itself answered in p50 ` +
       `${pct(s.webhookMs, 50).toFixed(0)} ms, p99 ${pct(s.webhookMs, 99).toFixed(0)} ms; ${s.failures} non-200.`,
+    '',
+    `The same ${alone.delays.length} gifts' worth of settling without the read load (before the read phases): webhook p50 ` +
+      `${pct(alone.webhookMs, 50).toFixed(0)} ms, p99 ${pct(alone.webhookMs, 99).toFixed(0)} ms; visible after p50 ` +
+      `${pct(alone.delays, 50).toFixed(0)} ms, max ${alone.delays.at(-1)!.toFixed(0)} ms; the API process spent ` +
+      `${alone.cpuMsPerGift.toFixed(1)} ms of CPU per settled gift (watcher reads included), against ` +
+      `${((1000 * 1000) / Math.max(quiet.rps, 1)).toFixed(0)} us per cached read.`,
     '<!-- viral:end -->',
   ].join('\n');
   const file = path.join(__dirname, 'RESULTS.md');

@@ -13,17 +13,21 @@ import { sendPrepared, type PreparedAnswer } from './caching';
  *
  * Freshness: every committed change to what a campaign's reads show notifies `read_cache` with
  * the campaign's id (database triggers, src/infra/invalidation.ts); each instance then drops that
- * campaign's entries and every list-like entry (cards, counts and cities may all move). While the
- * listener is not LISTENing the cache only passes through, since it could miss a change. A fill
- * that overlaps any invalidation is answered but not stored, so a read begun before a commit
- * cannot put the old answer back after the notification dropped it. Entries also lapse after
- * `ttlMs` (what the triggers cannot see: a renamed owner, the 24-hour window sliding).
+ * campaign's entries and every list-like entry (cards, counts and cities may all move) stale: a
+ * stale entry still answers while one refill runs, for at most `staleMs` (500 ms) after the
+ * change, then reads wait for the database. The instance that made a change drops the entries
+ * outright before answering (`invalidate`), so its own next read already shows it (a campaign
+ * made private is 404 at once). While the listener is not LISTENing the cache only passes
+ * through, since it could miss a change. A fill that overlaps a change to what it shows is kept
+ * only as stale (or not at all after a local write), so a read begun before a commit cannot
+ * pass the old answer off as fresh. Entries also lapse after `ttlMs` (what the triggers cannot
+ * see: a renamed owner, the 24-hour window sliding).
  *
  * With Redis, fills are shared between instances under one generation number that every
  * instance bumps on each notification: an entry is good only while the generation it was filled
  * under (read before the database) is current. Redis trouble only skips that layer.
  */
-export type ReadCacheEvent = 'hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
+export type ReadCacheEvent = 'hit' | 'stale_hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
 
 export interface ReadOutcome {
   answer: PreparedAnswer;
@@ -42,6 +46,8 @@ export interface ReadCacheOptions {
   ttlMs?: number;
   /** Upper bound on a Redis round trip before the shared layer is skipped for this read. */
   redisTimeoutMs?: number;
+  /** How long after a notified change its stale entry may still answer while refilled (default 500 ms). */
+  staleMs?: number;
   /** Key prefix in Redis (deployments or tests sharing a Redis). */
   redisPrefix?: string;
 }
@@ -49,6 +55,15 @@ export interface ReadCacheOptions {
 interface Entry {
   answer: PreparedAnswer;
   fundraiserId: string | null;
+  /** When a notified change made it stale (Date.now()); null while fresh. */
+  staleSince: number | null;
+}
+
+interface Change {
+  seq: number;
+  fundraiserId: string | null;
+  hard: boolean;
+  at: number;
 }
 
 
@@ -63,10 +78,12 @@ export class ReadCache {
   private readonly redisTimeoutMs: number;
   private readonly prefix: string;
   private readonly genKey: string;
-  /** Bumped by every invalidation: a fill begun under an older value is not stored. */
+  /** Bumped by every invalidation; `recent` logs the last ones, so a fill can tell what changed while it ran. */
   private seq = 0;
+  private readonly recent: Change[] = new Array<Change>(256);
+  private readonly staleMs: number;
   private started = false;
-  readonly counts: Record<ReadCacheEvent, number> = { hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
+  readonly counts: Record<ReadCacheEvent, number> = { hit: 0, stale_hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
   /** Metrics hook: called for every counted event. */
   onEvent: ((event: ReadCacheEvent) => void) | null = null;
 
@@ -74,6 +91,7 @@ export class ReadCache {
     this.redis = opts.redis ?? null;
     this.ttlMs = opts.ttlMs ?? 30_000;
     this.redisTimeoutMs = opts.redisTimeoutMs ?? 50;
+    this.staleMs = opts.staleMs ?? 500;
     this.prefix = opts.redisPrefix ?? 'readcache:';
     this.genKey = `${this.prefix}gen`;
     this.local = new LRUCache<string, Entry>({
@@ -86,7 +104,7 @@ export class ReadCache {
     this.listener = new InvalidationListener(
       opts.connection,
       {
-        onMessage: (id) => this.invalidate(id),
+        onMessage: (id) => this.invalidateSoft(id),
         onUp: () => this.dropAll(),
         onDown: () => this.dropAll(),
       },
@@ -115,15 +133,25 @@ export class ReadCache {
     this.onEvent?.(event);
   }
 
-  /** Answers from the cache, or computes (once for concurrent misses), stores and answers. */
+  /**
+   * Answers from the cache, or computes (once for concurrent misses), stores and answers. An entry
+   * a notification has marked stale is still answered while its refill runs, for at most
+   * `staleMs` after the change: with a gift settling every 50 ms on a campaign read by many,
+   * readers would otherwise all wait on the database after each gift.
+   */
   async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
     if (!this.active) {
       this.count('bypass');
       return sendPrepared(req, res, (await compute()).answer);
     }
     const hit = this.local.get(key);
-    if (hit) {
+    if (hit && hit.staleSince === null) {
       this.count('hit');
+      return sendPrepared(req, res, hit.answer);
+    }
+    if (hit && Date.now() - hit.staleSince! < this.staleMs) {
+      this.count('stale_hit');
+      if (!this.inflight.has(key)) this.fill(key, compute).catch(() => undefined);
       return sendPrepared(req, res, hit.answer);
     }
     this.count('miss');
@@ -147,27 +175,63 @@ export class ReadCache {
     const shared = await this.sharedGet(key);
     if (shared.entry) {
       this.count('shared_hit');
-      if (seq === this.seq) this.store(key, shared.entry);
+      this.store(key, shared.entry, seq);
       return { answer: shared.entry.answer, cacheable: true, fundraiserId: shared.entry.fundraiserId };
     }
-    const out = await compute();
-    if (out.cacheable && seq === this.seq && this.listener.listening) {
-      const entry = { answer: out.answer, fundraiserId: out.fundraiserId };
-      this.store(key, entry);
-      if (shared.gen !== null) this.sharedSet(key, entry, shared.gen);
+    let out: ReadOutcome;
+    try {
+      out = await compute();
+    } catch (err) {
+      // Gone (404) or failing: a stale copy must not outlive the answer that replaced it.
+      this.local.delete(key);
+      throw err;
+    }
+    if (!out.cacheable) this.local.delete(key);
+    else if (this.listener.listening) {
+      const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, staleSince: null };
+      if (this.store(key, entry, seq) && shared.gen !== null) this.sharedSet(key, entry, shared.gen);
     }
     return out;
   }
 
-  private store(key: string, entry: Entry): void {
+  /**
+   * Stores a fill begun at invalidation sequence `seq`. A change to what it shows since then
+   * means it may hold the old answer: after a local write (hard) it is dropped; after a
+   * notification it is kept as stale since that change (still newer than what it replaces).
+   * Answers whether it was stored fresh.
+   */
+  private store(key: string, entry: Entry, seq: number): boolean {
+    const since = this.changedSince(seq, entry.fundraiserId);
+    if (since === 'hard') return false;
+    entry.staleSince = since;
     this.local.set(key, entry);
-    if (!this.local.has(key)) return; // too large for the cache
+    if (!this.local.has(key)) return false; // too large for the cache
     if (entry.fundraiserId === null) this.listKeys.add(key);
     else {
       let keys = this.byFundraiser.get(entry.fundraiserId);
       if (!keys) this.byFundraiser.set(entry.fundraiserId, (keys = new Set()));
       keys.add(key);
     }
+    return since === null;
+  }
+
+  /** The earliest invalidation after `seq` touching `fundraiserId` (any, for list-like entries): null, its time, or 'hard'. */
+  private changedSince(seq: number, fundraiserId: string | null): number | null | 'hard' {
+    if (seq === this.seq) return null;
+    // More changes than the log keeps: treat as a local write (not kept).
+    if (this.seq - seq > this.recent.length) return 'hard';
+    let earliest: number | null = null;
+    for (const c of this.recent) {
+      if (!c || c.seq <= seq || (fundraiserId !== null && c.fundraiserId !== null && c.fundraiserId !== fundraiserId)) continue;
+      if (c.hard) return 'hard';
+      if (earliest === null || c.at < earliest) earliest = c.at;
+    }
+    return earliest;
+  }
+
+  private record(fundraiserId: string | null, hard: boolean): void {
+    this.seq += 1;
+    this.recent[this.seq % this.recent.length] = { seq: this.seq, fundraiserId, hard, at: Date.now() };
   }
 
   private unindex(key: string, e: Entry): void {
@@ -179,17 +243,35 @@ export class ReadCache {
     }
   }
 
-  /** A committed change to campaign `fundraiserId`: its entries and every list-like entry go. */
+  /**
+   * A change this instance committed to campaign `fundraiserId` (a local write, before it
+   * answers): its entries and every list-like entry go at once, and fills begun before it are
+   * not kept.
+   */
   invalidate(fundraiserId: string): void {
-    this.seq += 1;
+    this.record(fundraiserId, true);
     this.count('invalidation');
     for (const key of [...(this.byFundraiser.get(fundraiserId) ?? [])]) this.local.delete(key);
     for (const key of [...this.listKeys]) this.local.delete(key);
     this.bumpShared();
   }
 
+  /** A notification of a committed change: the same entries turn stale (answered while refilled, see serve). */
+  private invalidateSoft(fundraiserId: string): void {
+    this.record(fundraiserId, false);
+    this.count('invalidation');
+    const now = Date.now();
+    const mark = (key: string) => {
+      const e = this.local.peek(key);
+      if (e) e.staleSince ??= now;
+    };
+    for (const key of this.byFundraiser.get(fundraiserId) ?? []) mark(key);
+    for (const key of this.listKeys) mark(key);
+    this.bumpShared();
+  }
+
   private dropAll(): void {
-    this.seq += 1;
+    this.record(null, true);
     this.local.clear();
     this.bumpShared();
   }
@@ -254,6 +336,7 @@ function decode(raw: Buffer, currentGen: string): Entry | null {
   if (gen !== currentGen) return null;
   return {
     fundraiserId: fid || null,
+    staleSince: null,
     answer: { body: Buffer.from(raw.subarray(at)), etag, cacheControl: cacheControl || null, vary: vary || null, status: Number(status) },
   };
 }

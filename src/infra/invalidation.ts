@@ -42,7 +42,9 @@ export class InvalidationListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client(typeof this.connection === 'string' ? { connectionString: this.connection } : this.connection);
+    const config = typeof this.connection === 'string' ? { connectionString: this.connection } : this.connection;
+    // keepAlive: a peer that vanished without closing is noticed (then: reconnect, cache off meanwhile).
+    const client = new pg.Client({ ...config, keepAlive: true, connectionTimeoutMillis: 5_000 });
     this.client = client;
     let failed = false;
     const fail = (err?: Error) => {
