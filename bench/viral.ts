@@ -100,6 +100,7 @@ function readCpu(api: Api): () => number {
 async function settleAndWatch(api: Api, slug: string, gifts: Pending[], startCount: number, cpu: () => number) {
   const cpu0 = cpu();
   const sentAt: number[] = [];
+  const answeredAt: number[] = [];
   const shownAt: number[] = [];
   const webhookMs: number[] = [];
   let failures = 0;
@@ -123,7 +124,8 @@ async function settleAndWatch(api: Api, slug: string, gifts: Pending[], startCou
         method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': s.sig }, body: s.payload,
       });
       await res.arrayBuffer();
-      webhookMs.push(performance.now() - sentAt[i]!);
+      answeredAt[i] = performance.now();
+      webhookMs.push(answeredAt[i]! - sentAt[i]!);
       if (res.status !== 200) failures += 1;
     }),
   );
@@ -133,8 +135,10 @@ async function settleAndWatch(api: Api, slug: string, gifts: Pending[], startCou
   await watcher;
   // Gifts land in an order the row lock picks: the k-th shown gift is matched with the k-th sent one.
   const delays = gifts.map((_, k) => (shownAt[k] === undefined ? Infinity : shownAt[k]! - sentAt[k]!)).sort((a, b) => a - b);
+  // From the webhook's 200 (the settlement has committed by then) to the first read showing the gift; 0 if shown first.
+  const afterCommit = gifts.map((_, k) => (shownAt[k] === undefined ? Infinity : Math.max(0, shownAt[k]! - answeredAt[k]!))).sort((a, b) => a - b);
   webhookMs.sort((a, b) => a - b);
-  return { delays, webhookMs, failures, seconds: (performance.now() - t0) / 1000, cpuMsPerGift: (cpu() - cpu0) / gifts.length };
+  return { afterCommit, delays, webhookMs, failures, seconds: (performance.now() - t0) / 1000, cpuMsPerGift: (cpu() - cpu0) / gifts.length };
 }
 
 async function main() {
@@ -170,6 +174,7 @@ async function main() {
     ]);
     log(`reads while settling: ${busy.rps.toFixed(0)} req/s, p50 ${busy.p50} ms, p99 ${busy.p99} ms, errors ${busy.errors}`);
     log(`gift visible after: p50 ${pct(settle.delays, 50).toFixed(0)} ms, p99 ${pct(settle.delays, 99).toFixed(0)} ms, max ${settle.delays.at(-1)!.toFixed(0)} ms; webhook failures ${settle.failures}`);
+    log(`gift visible after its webhook answered: p50 ${pct(settle.afterCommit, 50).toFixed(0)} ms, p99 ${pct(settle.afterCommit, 99).toFixed(0)} ms, max ${settle.afterCommit.at(-1)!.toFixed(0)} ms`);
     writeSection(campaign.slug, quiet, busy, settle, alone);
   } finally {
     await api.stop();
@@ -204,6 +209,10 @@ function writeSection(slug: string, quiet: LoadResult, busy: LoadResult, s: Sett
       `${pct(s.delays, 50).toFixed(0)} ms, p99 ${pct(s.delays, 99).toFixed(0)} ms, max ${s.delays.at(-1)!.toFixed(0)} ms; ` +
       `**${within1s} of ${s.delays.length}** within 1 s (target: all). The webhook itself answered in p50 ` +
       `${pct(s.webhookMs, 50).toFixed(0)} ms, p99 ${pct(s.webhookMs, 99).toFixed(0)} ms; ${s.failures} non-200.`,
+    '',
+    `From the webhook's 200 (the settlement committed) to the first read showing the gift: p50 ` +
+      `${pct(s.afterCommit, 50).toFixed(0)} ms, p99 ${pct(s.afterCommit, 99).toFixed(0)} ms, max ${s.afterCommit.at(-1)!.toFixed(0)} ms ` +
+      `(**${s.afterCommit.filter((d) => d <= 1000).length} of ${s.afterCommit.length}** within 1 s).`,
     '',
     `The same ${alone.delays.length} gifts' worth of settling without the read load (before the read phases): webhook p50 ` +
       `${pct(alone.webhookMs, 50).toFixed(0)} ms, p99 ${pct(alone.webhookMs, 99).toFixed(0)} ms; visible after p50 ` +
