@@ -27,7 +27,7 @@ import { sendPrepared, type PreparedAnswer } from './caching';
  * instance bumps on each notification: an entry is good only while the generation it was filled
  * under (read before the database) is current. Redis trouble only skips that layer.
  */
-export type ReadCacheEvent = 'hit' | 'stale_hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
+export type ReadCacheEvent = 'hit' | 'stale_hit' | 'viewer_hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
 
 export interface ReadOutcome {
   answer: PreparedAnswer;
@@ -35,6 +35,8 @@ export interface ReadOutcome {
   cacheable: boolean;
   /** The campaign the answer shows (its changes drop it); null for list-like answers. */
   fundraiserId: string | null;
+  /** The campaign's owner, when other signed-in viewers get these same bytes (see viewerCopy). */
+  ownerUserId?: string | null;
 }
 
 export interface ReadCacheOptions {
@@ -55,6 +57,7 @@ export interface ReadCacheOptions {
 interface Entry {
   answer: PreparedAnswer;
   fundraiserId: string | null;
+  ownerUserId: string | null;
   /** When a notified change made it stale (Date.now()); null while fresh. */
   staleSince: number | null;
 }
@@ -83,7 +86,7 @@ export class ReadCache {
   private readonly recent: Change[] = new Array<Change>(256);
   private readonly staleMs: number;
   private started = false;
-  readonly counts: Record<ReadCacheEvent, number> = { hit: 0, stale_hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
+  readonly counts: Record<ReadCacheEvent, number> = { hit: 0, stale_hit: 0, viewer_hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
   /** Metrics hook: called for every counted event. */
   onEvent: ((event: ReadCacheEvent) => void) | null = null;
 
@@ -158,6 +161,20 @@ export class ReadCache {
     sendPrepared(req, res, (await this.fill(key, compute)).answer);
   }
 
+  /**
+   * The fresh cached bytes of `key` for a signed-in viewer who is not the campaign's owner: the
+   * detail reads answer such a viewer exactly what they answer a guest (only the owner sees more),
+   * so only the credential check is left to do. Null when there is no fresh entry, the entry is
+   * not one viewers may share, or the viewer owns it. Never fills: a miss reads the database.
+   */
+  viewerCopy(key: string, viewerId: string): PreparedAnswer | null {
+    if (!this.active) return null;
+    const e = this.local.get(key);
+    if (!e || e.staleSince !== null || e.ownerUserId === null || e.ownerUserId === viewerId) return null;
+    this.count('viewer_hit');
+    return e.answer;
+  }
+
   private fill(key: string, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
     const running = this.inflight.get(key);
     if (running && running.seq === this.seq) return running.promise;
@@ -176,7 +193,7 @@ export class ReadCache {
     if (shared.entry) {
       this.count('shared_hit');
       this.store(key, shared.entry, seq);
-      return { answer: shared.entry.answer, cacheable: true, fundraiserId: shared.entry.fundraiserId };
+      return { answer: shared.entry.answer, cacheable: true, fundraiserId: shared.entry.fundraiserId, ownerUserId: shared.entry.ownerUserId };
     }
     let out: ReadOutcome;
     try {
@@ -188,7 +205,7 @@ export class ReadCache {
     }
     if (!out.cacheable) this.local.delete(key);
     else if (this.listener.listening) {
-      const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, staleSince: null };
+      const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null };
       if (this.store(key, entry, seq) && shared.gen !== null) this.sharedSet(key, entry, shared.gen);
     }
     return out;
@@ -316,26 +333,27 @@ export class ReadCache {
   }
 }
 
-/** `gen \n fundraiserId \n etag \n cacheControl \n vary \n status \n body`: one string per entry. */
+/** `gen \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n body`: one string per entry. */
 function encode(e: Entry, gen: string): Buffer {
   const a = e.answer;
-  const head = [gen, e.fundraiserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
+  const head = [gen, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
   return Buffer.concat([Buffer.from(`${head}\n`), a.body]);
 }
 
 function decode(raw: Buffer, currentGen: string): Entry | null {
   const fields: string[] = [];
   let at = 0;
-  for (let i = 0; i < 6; i += 1) {
+  for (let i = 0; i < 7; i += 1) {
     const nl = raw.indexOf(10, at);
     if (nl === -1) return null;
     fields.push(raw.subarray(at, nl).toString());
     at = nl + 1;
   }
-  const [gen, fid, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string];
+  const [gen, fid, owner, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string, string];
   if (gen !== currentGen) return null;
   return {
     fundraiserId: fid || null,
+    ownerUserId: owner || null,
     staleSince: null,
     answer: { body: Buffer.from(raw.subarray(at)), etag, cacheControl: cacheControl || null, vary: vary || null, status: Number(status) },
   };

@@ -137,6 +137,33 @@ describe('hits and misses', () => {
     expect(guest.body.data).not.toHaveProperty('trustStatus');
     expect(counts(a).miss).toBe(before.miss + 1);
   });
+
+  test('when a signed-in viewer who does not own a cached campaign reads it, then the cached bytes answer as private; the owner still reads the database', async () => {
+    const f = await mk();
+    const viewer = await createUser(db);
+    const guest = await slugRead(a, f).expect(200);
+    const viewerHeaders = await authHeaders(a, viewer);
+    const ownerHeaders = await authHeaders(a, owner);
+    const before = counts(a).viewer_hit;
+    let seen!: request.Response;
+    const sql: string[] = [];
+    const on = (q: { sql: string }) => sql.push(q.sql);
+    db.on('query', on);
+    try {
+      seen = await slugRead(a, f).set(viewerHeaders).expect(200);
+    } finally {
+      db.off('query', on);
+    }
+    expect(seen.text).toBe(guest.text);
+    expect(seen.headers.etag).toBe(guest.headers.etag);
+    expect(seen.headers['cache-control']).toBe('private, no-store');
+    expect(counts(a).viewer_hit).toBe(before + 1);
+    // Only the credential's account and session check went to the database, not the campaign read.
+    expect(sql.some((q) => /from fundraisers/.test(q))).toBe(false);
+    const own = await slugRead(a, f).set(ownerHeaders).expect(200);
+    expect(own.body.data).toHaveProperty('trustStatus');
+    expect(counts(a).viewer_hit).toBe(before + 1);
+  });
 });
 
 describe('invalidation on every instance', () => {

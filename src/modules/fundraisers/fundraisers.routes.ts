@@ -30,7 +30,9 @@ import { totalsOf } from './totals';
  * The hot detail reads: row, totals, category, owner profile (and translation) in one query.
  * A guest's read of a public live campaign is the same for everyone: cacheable 30 s by shared
  * caches, and kept by the read cache (dropped on every committed change to the campaign). Owner
- * and signed-in views are private and always read the database.
+ * and signed-in views are private; a signed-in viewer who is not the owner gets the same bytes
+ * as a guest, so a fresh cached copy answers them too (never filled by them); the owner always
+ * reads the database.
  */
 async function detailRead(
   req: Request,
@@ -47,10 +49,16 @@ async function detailRead(
     const data = await buildDetail(ctx, hit.row, { actor, lang, slugRead }, hit.extras);
     const shared = !actor && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
     const answer = prepareAnswer({ data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
-    return { answer, cacheable: shared, fundraiserId: hit.row.id };
+    return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id };
   };
-  if (actor || !ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
+  if (!ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
   const key = 'slug' in by ? `slug:${lang ?? ''}:${by.slug}` : `id:${lang ?? ''}:${by.id}`;
+  if (actor) {
+    // A signed-in viewer other than the owner reads the guest's bytes, answered as private.
+    const copy = ctx.readCache.viewerCopy(key, actor.userId);
+    if (copy) return sendPrepared(req, res, { ...copy, cacheControl: 'private, no-store', vary: null });
+    return sendPrepared(req, res, (await compute()).answer);
+  }
   return ctx.readCache.serve(req, res, key, compute);
 }
 
