@@ -175,6 +175,20 @@ export class ReadCache {
     return e.answer;
   }
 
+  /** The invalidation sequence now: take it before a read that may later be `offer`ed. */
+  snapshot(): number {
+    return this.seq;
+  }
+
+  /**
+   * Stores what a read computed outside `serve` (a signed-in viewer's read of the guest bytes),
+   * begun at `seq` (from snapshot()); never shared with concurrent reads while it runs.
+   */
+  offer(key: string, seq: number, out: ReadOutcome): void {
+    if (!out.cacheable || !this.active) return;
+    this.store(key, { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null }, seq);
+  }
+
   private fill(key: string, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
     const running = this.inflight.get(key);
     if (running && running.seq === this.seq) return running.promise;

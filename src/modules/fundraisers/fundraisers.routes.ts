@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
-import { PUBLIC_READ_MAX_AGE, prepareAnswer, sendPrepared } from '../../http/caching';
+import { PUBLIC_READ_MAX_AGE, prepareAnswer, sendPrepared, type PreparedAnswer } from '../../http/caching';
 import type { ReadOutcome } from '../../http/read-cache';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
@@ -23,7 +23,7 @@ import {
 } from './fundraisers.schemas';
 import * as service from './fundraisers.service';
 import type { Lang } from './fundraisers.schemas';
-import { buildDetail, canRead, isPubliclyReadable, percentageFunded } from './serialize';
+import { buildDetail, canRead, isOwner, isPubliclyReadable, percentageFunded } from './serialize';
 import { totalsOf } from './totals';
 
 /**
@@ -31,7 +31,7 @@ import { totalsOf } from './totals';
  * A guest's read of a public live campaign is the same for everyone: cacheable 30 s by shared
  * caches, and kept by the read cache (dropped on every committed change to the campaign). Owner
  * and signed-in views are private; a signed-in viewer who is not the owner gets the same bytes
- * as a guest, so a fresh cached copy answers them too (never filled by them); the owner always
+ * as a guest, so a fresh cached copy answers them too (and their read fills it); the owner always
  * reads the database.
  */
 async function detailRead(
@@ -43,23 +43,32 @@ async function detailRead(
   lang: Lang | undefined,
   slugRead: boolean,
 ): Promise<void> {
+  // `viewer` is who the answer is built for: the caller, except that a signed-in caller who does
+  // not own the campaign gets the guest's bytes (the detail shows only its owner more).
   const compute = async (): Promise<ReadOutcome> => {
     const hit = await repo.readDetail(ctx.db, by, lang);
     if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
-    const data = await buildDetail(ctx, hit.row, { actor, lang, slugRead }, hit.extras);
-    const shared = !actor && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
+    const viewer = actor && isOwner(hit.row, actor) ? actor : null;
+    const data = await buildDetail(ctx, hit.row, { actor: viewer, lang, slugRead }, hit.extras);
+    const shared = !viewer && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
     const answer = prepareAnswer({ data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
     return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id };
   };
-  if (!ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
+  if (!ctx.readCache) return sendPrepared(req, res, asViewer(actor, (await compute()).answer));
   const key = 'slug' in by ? `slug:${lang ?? ''}:${by.slug}` : `id:${lang ?? ''}:${by.id}`;
-  if (actor) {
-    // A signed-in viewer other than the owner reads the guest's bytes, answered as private.
-    const copy = ctx.readCache.viewerCopy(key, actor.userId);
-    if (copy) return sendPrepared(req, res, { ...copy, cacheControl: 'private, no-store', vary: null });
-    return sendPrepared(req, res, (await compute()).answer);
-  }
-  return ctx.readCache.serve(req, res, key, compute);
+  if (!actor) return ctx.readCache.serve(req, res, key, compute);
+  // A signed-in viewer other than the owner reads (and fills) the guest's bytes, answered as private.
+  const copy = ctx.readCache.viewerCopy(key, actor.userId);
+  if (copy) return sendPrepared(req, res, asViewer(actor, copy));
+  const seq = ctx.readCache.snapshot();
+  const out = await compute();
+  ctx.readCache.offer(key, seq, out);
+  return sendPrepared(req, res, asViewer(actor, out.answer));
+}
+
+/** Any answer to a signed-in caller is private: never kept by shared caches or the browser. */
+function asViewer(actor: Actor | null, a: PreparedAnswer): PreparedAnswer {
+  return actor ? { ...a, cacheControl: 'private, no-store', vary: null } : a;
 }
 
 /** GET /:id/stats: the money counters; a guest's read of a public campaign goes through the read cache. */
