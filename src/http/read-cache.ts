@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { InvalidationListener } from '../infra/invalidation';
 import type { Logger } from '../infra/logger';
 import { sendPrepared, type PreparedAnswer } from './caching';
+import { SharedLayer } from './read-cache-shared';
 
 /**
  * Read-through cache of the hot guest reads (campaign by slug or id, its stats, the default list
@@ -54,7 +55,7 @@ export interface ReadCacheOptions {
   redisPrefix?: string;
 }
 
-interface Entry {
+export interface Entry {
   answer: PreparedAnswer;
   fundraiserId: string | null;
   ownerUserId: string | null;
@@ -76,11 +77,8 @@ export class ReadCache {
   private readonly listKeys = new Set<string>();
   private readonly inflight = new Map<string, { seq: number; promise: Promise<ReadOutcome> }>();
   private readonly listener: InvalidationListener;
-  private readonly redis: Redis | null;
+  private readonly shared: SharedLayer;
   private readonly ttlMs: number;
-  private readonly redisTimeoutMs: number;
-  private readonly prefix: string;
-  private readonly genKey: string;
   /** Bumped by every invalidation; `recent` logs the last ones, so a fill can tell what changed while it ran. */
   private seq = 0;
   private readonly recent: Change[] = new Array<Change>(256);
@@ -91,12 +89,9 @@ export class ReadCache {
   onEvent: ((event: ReadCacheEvent) => void) | null = null;
 
   constructor(private readonly opts: ReadCacheOptions) {
-    this.redis = opts.redis ?? null;
     this.ttlMs = opts.ttlMs ?? 30_000;
-    this.redisTimeoutMs = opts.redisTimeoutMs ?? 50;
     this.staleMs = opts.staleMs ?? 500;
-    this.prefix = opts.redisPrefix ?? 'readcache:';
-    this.genKey = `${this.prefix}gen`;
+    this.shared = new SharedLayer(opts.redis ?? null, opts.redisPrefix ?? 'readcache:', opts.redisTimeoutMs ?? 50, this.ttlMs);
     this.local = new LRUCache<string, Entry>({
       max: opts.maxEntries ?? 10_000,
       maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
@@ -203,7 +198,7 @@ export class ReadCache {
   }
 
   private async load(key: string, seq: number, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
-    const shared = await this.sharedGet(key);
+    const shared = await this.shared.get(key);
     if (shared.entry) {
       this.count('shared_hit');
       this.store(key, shared.entry, seq);
@@ -220,7 +215,7 @@ export class ReadCache {
     if (!out.cacheable) this.local.delete(key);
     else if (this.listener.listening) {
       const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null };
-      if (this.store(key, entry, seq) && shared.gen !== null) this.sharedSet(key, entry, shared.gen);
+      if (this.store(key, entry, seq) && shared.gen !== null) this.shared.set(key, entry, shared.gen);
     }
     return out;
   }
@@ -284,7 +279,7 @@ export class ReadCache {
     this.count('invalidation');
     for (const key of [...(this.byFundraiser.get(fundraiserId) ?? [])]) this.local.delete(key);
     for (const key of [...this.listKeys]) this.local.delete(key);
-    this.bumpShared();
+    this.shared.bump();
   }
 
   /** A notification of a committed change: the same entries turn stale (answered while refilled, see serve). */
@@ -298,77 +293,17 @@ export class ReadCache {
     };
     for (const key of this.byFundraiser.get(fundraiserId) ?? []) mark(key);
     for (const key of this.listKeys) mark(key);
-    this.bumpShared();
+    this.shared.bump();
   }
 
   private dropAll(): void {
     this.record(null, true);
     this.local.clear();
-    this.bumpShared();
-  }
-
-  // --- the shared layer (Redis) -------------------------------------------------------------
-
-  private redisUsable(): boolean {
-    return !!this.redis && this.redis.status === 'ready';
-  }
-
-  private withTimeout<T>(p: Promise<T>): Promise<T | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), this.redisTimeoutMs);
-    });
-    return Promise.race([p.catch(() => null), timeout]).finally(() => clearTimeout(timer));
-  }
-
-  /** The shared entry when its generation is current, and the generation to fill under. */
-  private async sharedGet(key: string): Promise<{ entry: Entry | null; gen: string | null }> {
-    if (!this.redisUsable()) return { entry: null, gen: null };
-    const got = await this.withTimeout(this.redis!.mgetBuffer(this.prefix + key, this.genKey));
-    if (!got) return { entry: null, gen: null };
-    const [raw, genBuf] = got;
-    const gen = genBuf ? genBuf.toString() : '0';
-    return { entry: raw ? decode(raw, gen) : null, gen };
-  }
-
-  private sharedSet(key: string, entry: Entry, gen: string): void {
-    if (!this.redisUsable()) return;
-    void this.withTimeout(this.redis!.set(this.prefix + key, encode(entry, gen), 'PX', this.ttlMs));
-  }
-
-  private bumpShared(): void {
-    // Queued on the connection before any later read, so this instance never reads past it.
-    if (this.redisUsable()) void this.redis!.incr(this.genKey).catch(() => undefined);
+    this.shared.bump();
   }
 
   async close(): Promise<void> {
     await this.listener.close();
     this.local.clear();
   }
-}
-
-/** `gen \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n body`: one string per entry. */
-function encode(e: Entry, gen: string): Buffer {
-  const a = e.answer;
-  const head = [gen, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
-  return Buffer.concat([Buffer.from(`${head}\n`), a.body]);
-}
-
-function decode(raw: Buffer, currentGen: string): Entry | null {
-  const fields: string[] = [];
-  let at = 0;
-  for (let i = 0; i < 7; i += 1) {
-    const nl = raw.indexOf(10, at);
-    if (nl === -1) return null;
-    fields.push(raw.subarray(at, nl).toString());
-    at = nl + 1;
-  }
-  const [gen, fid, owner, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string, string];
-  if (gen !== currentGen) return null;
-  return {
-    fundraiserId: fid || null,
-    ownerUserId: owner || null,
-    staleSince: null,
-    answer: { body: Buffer.from(raw.subarray(at)), etag, cacheControl: cacheControl || null, vary: vary || null, status: Number(status) },
-  };
 }
