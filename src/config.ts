@@ -39,6 +39,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   RUN_JOBS: bool.default(true),
+  // The in-process read cache of the hot guest reads (src/http/read-cache.ts); default on, off under NODE_ENV=test.
+  READ_CACHE: bool.optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   IDP: z.enum(['local', 'cognito']).default('local'),

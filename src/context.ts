@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { Db } from './db/knex';
 import { FlagService } from './http/flags';
 import { MemoryCache, RedisCache, type Cache } from './infra/cache';
+import { ReadCache } from './http/read-cache';
 import type { Logger } from './infra/logger';
 import { JobWorker } from './infra/queue';
 import type { CredentialResolver } from './http/credentials';
@@ -25,6 +26,8 @@ export interface AppContext {
   log: Logger;
   redis: Redis | null;
   cache: Cache;
+  /** The event-invalidated cache of the hot guest reads; null when READ_CACHE is off (tests by default). */
+  readCache: ReadCache | null;
   flags: FlagService;
   jobs: JobWorker;
   credentials: CredentialResolver;
@@ -48,6 +51,9 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     log: deps.log,
     redis,
     cache: redis ? new RedisCache(redis) : new MemoryCache(),
+    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test')
+      ? new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis })
+      : null,
     flags: new FlagService(deps.db),
     jobs: new JobWorker(deps.db, deps.log),
     credentials: anonymousResolver,
