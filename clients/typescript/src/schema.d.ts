@@ -3393,7 +3393,7 @@ export interface paths {
         put?: never;
         /**
          * Payment processor webhook
-         * @description Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a processing failure answers 500 so the processor retries. Auth: none.
+         * @description Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: 'Invalid event', code: 'INVALID_EVENT' }` and is logged once; a processing failure (the database unavailable, say) answers 503 so the processor retries. Auth: none.
          */
         post: operations["postWebhooksStripe"];
         delete?: never;
@@ -18490,8 +18490,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Dependency unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
