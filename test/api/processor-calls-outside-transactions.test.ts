@@ -111,7 +111,7 @@ describe('processor calls outside transactions', () => {
     expect((await deliver(t, dispute)).status).toBe(200);
 
     expect(guard.violations).toEqual([]);
-    for (const m of ['createConnectedAccount', 'retrieveConnectedAccount', 'createPaymentIntent', 'createCheckoutSession', 'createTransfer', 'listPayouts', 'createTransferReversal', 'createSubscription', 'createSetupIntent', 'paymentIntentMetadata']) {
+    for (const m of ['createConnectedAccount', 'retrieveConnectedAccount', 'createPaymentIntent', 'createCheckoutSession', 'createTransfer', 'listPayouts', 'createTransferReversal', 'createSubscription', 'createSetupIntent', 'paymentIntentRef']) {
       expect(guard.calls).toContain(m);
     }
     expect(await db()('processor_calls').where({ status: 'pending' })).toEqual([]);
