@@ -18,6 +18,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   RUN_JOBS: bool.default(true),
+  /** Jobs one worker process runs at once (graphile-worker concurrency). */
+  JOBS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   IDP: z.enum(['local', 'cognito']).default('local'),

@@ -4,7 +4,7 @@ import type { Db } from './db/knex';
 import { FlagService } from './http/flags';
 import { MemoryCache, RedisCache, type Cache } from './infra/cache';
 import type { Logger } from './infra/logger';
-import { JobWorker } from './infra/queue';
+import { JobWorker } from './infra/jobs';
 import type { CredentialResolver } from './http/credentials';
 import { anonymousResolver } from './http/credentials';
 import { createIdentityProvider, type IdentityProvider } from './integrations/idp';
@@ -49,7 +49,7 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     redis,
     cache: redis ? new RedisCache(redis) : new MemoryCache(),
     flags: new FlagService(deps.db),
-    jobs: new JobWorker(deps.db, deps.log),
+    jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
     credentials: anonymousResolver,
     idp: createIdentityProvider(deps.config, deps.db),
     review: createReviewer(deps.config, deps.db, deps.log),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import { enqueue } from '../../jobs/queue';
+import { enqueue } from '../../infra/jobs';
 import { findById } from '../fundraisers';
 import { accounts, post } from '../ledger';
 import { SWEEP_QUEUE } from './accounts.service';
