@@ -19,6 +19,10 @@ const schema = z.object({
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   RUN_JOBS: bool.default(true),
   /** Jobs one worker process runs at once (graphile-worker concurrency). */
+  /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
+  METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  /** Port `npm run worker` answers GET /metrics on (unset: no listener). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   JOBS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),

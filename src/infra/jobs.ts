@@ -15,6 +15,7 @@ import {
 } from 'graphile-worker';
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
+import { recordJob } from './metrics';
 
 /**
  * Background jobs on graphile-worker. `enqueue` adds a job with `graphile_worker.add_job` on the
@@ -98,6 +99,7 @@ function pgConfigOf(db: Knex): pg.PoolConfig {
 export async function migrateJobSchema(db: Knex): Promise<void> {
   const pool = new pg.Pool({ ...pgConfigOf(db), max: 1 });
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await runMigrations({ pgPool: pool, logger: quietLogger });
   } finally {
@@ -193,6 +195,7 @@ export class JobWorker {
       // (the database restarting) are logged, never thrown.
       this.pool = new pg.Pool({ ...pgConfigOf(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
       this.pool.on('error', (err) => this.log.warn({ err }, 'jobs: idle database client failed'));
+      this.pool.on('connect', (client) => client.on('error', (err) => this.log.warn({ err }, 'jobs: database client failed')));
     }
     return this.pool;
   }
@@ -214,6 +217,7 @@ export class JobWorker {
         pollInterval: this.opts.pollIntervalMs ?? 2_000,
         noHandleSignals: true,
         logger: this.wlog,
+        events: countingEvents(),
       });
       if (this.stopped) {
         await runner.stop();
@@ -266,7 +270,7 @@ export class JobWorker {
 
   private async runOnce(): Promise<number> {
     if (this.queues().length === 0) return 0;
-    const events: WorkerEvents = new EventEmitter();
+    const events = countingEvents();
     let ran = 0;
     events.on('job:complete', () => {
       ran += 1;
@@ -280,6 +284,14 @@ export class JobWorker {
     }
     return ran;
   }
+}
+
+/** Worker events feeding jobs_processed_total. */
+function countingEvents(): WorkerEvents {
+  const events: WorkerEvents = new EventEmitter();
+  events.on('job:success', ({ job }) => recordJob(job.task_identifier, 'succeeded'));
+  events.on('job:error', ({ job }) => recordJob(job.task_identifier, 'failed'));
+  return events;
 }
 
 function info(task: string, helpers: JobHelpers): JobInfo {
