@@ -23,6 +23,8 @@ const schema = z.object({
   METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
   /** Port `npm run worker` answers GET /metrics on (unset: no listener). */
   WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** OTLP/HTTP collector; read by src/tracing.ts before the config loads, validated here so a typo stops the start. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(/^https?:\/\//, 'must be an http(s):// URL').optional(),
   JOBS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
