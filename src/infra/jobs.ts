@@ -91,7 +91,8 @@ export async function claimInbox(trx: Knex.Transaction, consumer: string, messag
 function pgConfigOf(db: Knex): pg.PoolConfig {
   const conn = (db.client.config as { connection?: unknown }).connection;
   if (typeof conn === 'string') return { connectionString: conn };
-  if (conn && typeof conn === 'object') return { ...(conn as pg.PoolConfig) };
+  // knex keeps a parsed URL's password as a non-enumerable property: copy it by name.
+  if (conn && typeof conn === 'object') return { ...(conn as pg.PoolConfig), password: (conn as pg.PoolConfig).password };
   throw new Error('job worker: the knex connection is neither a URL nor an object');
 }
 
@@ -146,6 +147,7 @@ export class JobWorker {
   private draining: Promise<number> | null = null;
   private stopped = true;
   private retryTimer: NodeJS.Timeout | null = null;
+  private starting: Promise<void> | null = null;
   private readonly wlog: WorkerLogger;
 
   constructor(
@@ -194,8 +196,10 @@ export class JobWorker {
       // Idle clients close and never hold the process open (tests, CLI); errors of idle clients
       // (the database restarting) are logged, never thrown.
       this.pool = new pg.Pool({ ...pgConfigOf(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
-      this.pool.on('error', (err) => this.log.warn({ err }, 'jobs: idle database client failed'));
-      this.pool.on('connect', (client) => client.on('error', (err) => this.log.warn({ err }, 'jobs: database client failed')));
+      // While stopping, the database may go first (the embedded cluster): not worth a warning.
+      const warn = (what: string) => (err: Error) => (this.stopped ? this.log.debug({ err }, what) : this.log.warn({ err }, what));
+      this.pool.on('error', warn('jobs: idle database client failed'));
+      this.pool.on('connect', (client) => client.on('error', warn('jobs: database client failed')));
     }
     return this.pool;
   }
@@ -203,7 +207,7 @@ export class JobWorker {
   /** Starts the runner in the background; while the database is away it retries with backoff. */
   start(): void {
     this.stopped = false;
-    void this.startRunner(0);
+    this.starting = this.startRunner(0);
   }
 
   private async startRunner(failures: number): Promise<void> {
@@ -240,13 +244,15 @@ export class JobWorker {
   private retryLater(failures: number): void {
     if (this.stopped) return;
     const ms = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
-    this.retryTimer = setTimeout(() => void this.startRunner(failures), ms);
+    this.retryTimer = setTimeout(() => (this.starting = this.startRunner(failures)), ms);
     this.retryTimer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    // A runner still starting is stopped by startRunner itself once run() answers.
+    await this.starting?.catch(() => undefined);
     const runner = this.runner;
     this.runner = null;
     if (runner) await runner.stop().catch((err) => this.log.warn({ err }, 'jobs: stop failed'));
