@@ -12,6 +12,7 @@ import { buildOpenApi } from './http/openapi';
 import { createLimiters, skipsGlobal, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
+import { httpMetrics, metricsEndpoint, observeDatabase } from './infra/metrics';
 import { SWAGGER_UI_DIR } from './modules/docs';
 import { modulesFor } from './modules';
 
@@ -161,6 +162,8 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
     const v = config.TRUST_PROXY;
     app.set('trust proxy', /^\d+$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v);
   }
+  app.use(httpMetrics());
+  observeDatabase(ctx.db);
   app.use(requestLogging(app, ctx.log));
   app.use(staticHeaders(config, modules));
   const parseCookies = cookieParser();
@@ -209,6 +212,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   api.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false }));
   api.use(notFoundHandler);
 
+  app.get('/metrics', metricsEndpoint(config.METRICS_TOKEN));
   app.use(mountAll(modules.filter((m) => m.root), ctx, limiters));
   app.use('/api/v1', api);
   app.use(notFoundHandler);

@@ -41,6 +41,14 @@ const schema = z.object({
   RUN_JOBS: bool.default(true),
   // The in-process read cache of the hot guest reads (src/http/read-cache.ts); default on, off under NODE_ENV=test.
   READ_CACHE: bool.optional(),
+  /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
+  METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  /** Port `npm run worker` answers GET /metrics on (unset: no listener). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** OTLP/HTTP collector; read by src/tracing.ts before the config loads, validated here so a typo stops the start. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(/^https?:\/\//, 'must be an http(s):// URL').optional(),
+  /** Jobs one worker process runs at once (graphile-worker concurrency). */
+  JOBS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   IDP: z.enum(['local', 'cognito']).default('local'),

@@ -5,7 +5,7 @@ import { FlagService } from './http/flags';
 import { MemoryCache, RedisCache, type Cache } from './infra/cache';
 import { ReadCache } from './http/read-cache';
 import type { Logger } from './infra/logger';
-import { JobWorker } from './infra/queue';
+import { JobWorker } from './infra/jobs';
 import type { CredentialResolver } from './http/credentials';
 import { anonymousResolver } from './http/credentials';
 import { createIdentityProvider, type IdentityProvider } from './integrations/idp';
@@ -55,7 +55,7 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
       ? new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis })
       : null,
     flags: new FlagService(deps.db),
-    jobs: new JobWorker(deps.db, deps.log),
+    jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
     credentials: anonymousResolver,
     idp: createIdentityProvider(deps.config, deps.db),
     review: createReviewer(deps.config, deps.db, deps.log),

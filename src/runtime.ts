@@ -5,6 +5,7 @@ import { connectDatabase, type DbHandle } from './db/connect';
 import { registerJobs } from './jobs';
 import { createLogger } from './infra/logger';
 import { createRedis } from './infra/redis';
+import { shutdownTracing } from './tracing';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -49,6 +50,7 @@ export async function runProcess(
     // A signal during start-up waits for the cluster to be up, then stops it.
     handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);
     if (handle) await step('database', () => handle!.close());
+    await step('tracing', () => shutdownTracing());
     log.info({ process: name }, 'stopped');
     process.exit(exitCode);
   };

@@ -1,3 +1,5 @@
+// First: the instrumentations patch express, pg and ioredis as they are required.
+import './tracing';
 import { buildApp } from './app';
 import { main, runProcess } from './runtime';
 

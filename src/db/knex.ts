@@ -1,6 +1,7 @@
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
+import { migrateJobSchema } from '../infra/jobs';
 
 // bigint columns (counts, sums of cents) come back as JS numbers; cents stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -24,6 +25,8 @@ export function createDb(url: string, pool: { min?: number; max?: number } = {})
 }
 
 export async function migrateLatest(db: Db): Promise<string[]> {
+  // graphile-worker's own schema first: a migration moves the old queue's waiting jobs into it.
+  await migrateJobSchema(db);
   const [, applied] = await db.migrate.latest(migrationConfig());
   return applied as string[];
 }

@@ -4,7 +4,7 @@ import type { AppContext } from '../context';
 import type { Actor } from './actor';
 import { actorOrNull } from './credentials';
 import { ApiError } from './errors';
-import { claimKey, completeKey, pruneIdempotencyKeys, releaseKey, type KeyRequest, type StoredKey } from './idempotency.repo';
+import { claimKey, completeKey, releaseKey, type KeyRequest, type StoredKey } from './idempotency.repo';
 
 export { pruneIdempotencyKeys } from './idempotency.repo';
 
@@ -16,8 +16,6 @@ export const GUEST_SCOPE = 'guest';
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
 /** What a replay repeats besides status and body: never Set-Cookie (a session is not an answer to replay). */
 const REPLAYED_HEADERS = ['content-type', 'content-language', 'location', 'etag'];
-/** One claim in this many prunes expired keys, until a periodic job does it (pruneIdempotencyKeys). */
-const PRUNE_ONE_IN = 200;
 
 /** The route facts that decide whether a route takes Idempotency-Key (see `idempotencyApplies`). */
 export interface IdempotencyDecl {
@@ -143,7 +141,6 @@ export async function beginIdempotent(ctx: AppContext, req: Request, res: Respon
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const got = await claimKey(ctx.db, request, claim);
     if (got.claimed) {
-      if (Math.random() * PRUNE_ONE_IN < 1) void pruneIdempotencyKeys(ctx.db).catch(() => undefined);
       storeAnswerOnEnd(ctx, req, res, { scope: request.scope, key, claim });
       return false;
     }

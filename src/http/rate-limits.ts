@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import type { Config } from '../config';
 import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
 import { clientIp } from './client-ip';
+import { recordRateLimitRefusal } from '../infra/metrics';
 import { actorOrNull, type CredentialResolver } from './credentials';
 import { withRequestId } from './errors';
 
@@ -231,6 +232,7 @@ function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Re
     passOnStoreError: true,
     validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
     handler: (req, res, _next, options) => {
+      recordRateLimitRefusal(name);
       const info = (req as Request & { rateLimit?: { limit: number; remaining: number; resetTime?: Date } }).rateLimit;
       const live = draft6Headers(res, options.limit as number, 0, spec.windowMs, info?.resetTime);
       res.setHeader('Retry-After', String(live));

@@ -9,6 +9,7 @@ import { deliver, stripeEvent } from '../helpers/stripe';
 import { webhookApi, webhookReceiver } from '../helpers/webhook-receiver';
 import { authHeaders, createUser } from '../helpers/auth';
 import { chargeRefunded, piSucceeded, startGift } from './donations-fixtures';
+import { makeDue } from '../../src/jobs/admin';
 import { WEBHOOK_DELIVERY_QUEUE } from '../../src/modules/webhook-endpoints';
 import { deliveryHandler, retryDelayMs } from '../../src/modules/webhook-endpoints/webhook-endpoints.delivery';
 
@@ -26,7 +27,7 @@ const uniquePath = rx.path;
 const endpointFor = (h: Record<string, string>, path: string, events?: string[]) => api.endpointFor(h, `${rx.base()}${path}`, events);
 
 /** Scheduled retries become due now (the job engine's run-at; the schedule itself is checked on next_attempt_at). */
-const makeRetriesDue = () => db()('jobs').where({ queue: WEBHOOK_DELIVERY_QUEUE }).whereNull('done_at').update({ run_at: db().fn.now() });
+const makeRetriesDue = () => makeDue(db(), WEBHOOK_DELIVERY_QUEUE);
 
 describe('deliveries', () => {
   it('when a gift on the caller\'s campaign is paid, then the endpoint receives a donation.paid the package verifies, without email or processor ids', async () => {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../context';
 import { notFound } from '../../http/errors';
-import { enqueue, type JobHandler } from '../../infra/queue';
+import { enqueue, type JobHandler } from '../../infra/jobs';
 import * as repo from './webhook-endpoints.repo';
 import type { DeliveryRow, EndpointRow } from './webhook-endpoints.repo';
 import { DELIVERY_TIMEOUT_MS, postOnce, type SendResult } from './webhook-endpoints.send';
