@@ -3,7 +3,7 @@ import type { Config } from './config';
 import type { Db } from './db/knex';
 import { FlagService } from './http/flags';
 import { MemoryCache, RedisCache, type Cache } from './infra/cache';
-import { ReadCache } from './http/read-cache';
+import { countedReadCache, ReadCache } from './http/read-cache';
 import type { Logger } from './infra/logger';
 import { JobWorker } from './infra/jobs';
 import type { CredentialResolver } from './http/credentials';
@@ -51,9 +51,7 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     log: deps.log,
     redis,
     cache: redis ? new RedisCache(redis) : new MemoryCache(),
-    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test')
-      ? new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis })
-      : null,
+    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis })) : null,
     flags: new FlagService(deps.db),
     jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
     credentials: anonymousResolver,

@@ -1,3 +1,4 @@
+import { recordCache } from '../infra/metrics';
 import type { Request, Response } from 'express';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -306,4 +307,16 @@ export class ReadCache {
     await this.listener.close();
     this.local.clear();
   }
+}
+
+const HIT_EVENTS: ReadonlySet<ReadCacheEvent> = new Set(['hit', 'stale_hit', 'viewer_hit']);
+
+/** The cache with its hits and misses counted in the Prometheus families (`read` and, for Redis, `read-shared`). */
+export function countedReadCache(cache: ReadCache): ReadCache {
+  cache.onEvent = (event) => {
+    if (HIT_EVENTS.has(event)) recordCache('read', true);
+    else if (event === 'miss') recordCache('read', false);
+    else if (event === 'shared_hit') recordCache('read-shared', true);
+  };
+  return cache;
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
 import request from 'supertest';
 import { closeDb, createTestApp } from '../helpers/app';
+import { authHeaders, createUser } from '../helpers/auth';
+import { createFundraiser } from '../helpers/fundraisers';
+import { deliver } from '../helpers/stripe';
+import { piSucceeded, startGift } from './donations-fixtures';
 import { enqueue } from '../../src/infra/jobs';
 import { metricsEndpoint } from '../../src/infra/metrics';
 
@@ -90,5 +96,36 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 12; i++) await request(t.app).post('/api/v1/idp/signin').send({});
     const { samples } = parse((await request(t.app).get('/metrics')).text);
     expect(samples.find((s) => s.name === 'rate_limit_refusals_total' && s.labels.limiter === 'auth')?.value).toBeGreaterThanOrEqual(2);
+  });
+
+  it('when Stripe events settle, a webhook is delivered and cached reads hit, then their counters move', async () => {
+    const t = createTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', READ_CACHE: 'true' } });
+    const receiver = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const owner = await createUser(t.ctx.db);
+      const h = await authHeaders(t, owner);
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      expect((await request(t.app).post('/api/v1/webhook-endpoints').set(h).send({ url, events: ['donation.paid'] })).status).toBe(201);
+      const f = await createFundraiser(t.ctx.db, owner.id);
+      const gift = await startGift(t, f.id);
+      const event = piSucceeded(gift);
+      for (let i = 0; i < 2; i++) expect((await deliver(t, event)).status).toBe(200);
+      await t.runJobs();
+      await t.runJobs();
+      expect(await t.ctx.readCache!.ready()).toBe(true);
+      for (let i = 0; i < 2; i++) await request(t.app).get(`/api/v1/fundraisers/slug/${f.slug}`).expect(200);
+      const { samples } = parse((await request(t.app).get('/metrics')).text);
+      const value = (name: string, labels: Record<string, string>) =>
+        samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+      expect(value('stripe_events_processed_total', { type: 'payment_intent.succeeded', outcome: 'processed' })).toBeGreaterThanOrEqual(1);
+      expect(value('stripe_events_processed_total', { type: 'payment_intent.succeeded', outcome: 'duplicate' })).toBeGreaterThanOrEqual(1);
+      expect(value('webhook_deliveries_total', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
+      expect(value('cache_misses_total', { cache: 'read' })).toBeGreaterThanOrEqual(1);
+      expect(value('cache_hits_total', { cache: 'read' })).toBeGreaterThanOrEqual(1);
+    } finally {
+      await t.ctx.readCache?.close();
+      await new Promise((r) => receiver.close(r));
+    }
   });
 });

@@ -3,6 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../../context';
 import { notFound } from '../../http/errors';
 import { enqueue, type JobHandler } from '../../infra/jobs';
+import { recordWebhookDelivery } from '../../infra/metrics';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import * as repo from './webhook-endpoints.repo';
 import type { DeliveryRow, EndpointRow } from './webhook-endpoints.repo';
 import { DELIVERY_TIMEOUT_MS, postOnce, type SendResult } from './webhook-endpoints.send';
@@ -65,7 +67,22 @@ async function attemptOnce(ctx: AppContext, ep: EndpointRow, d: DeliveryRow, tim
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
     'webhook-signature': new Webhook(ep.secret).sign(d.event_id, now, d.payload),
   };
-  return { ...(await postOnce(target, headers, d.payload, timeoutMs)), final: false };
+  // A client span of its own inside the delivery job's span, so a trace shows each attempt's answer.
+  const sent = await trace.getTracer('webhook-endpoints').startActiveSpan(
+    'webhook POST',
+    { kind: SpanKind.CLIENT, attributes: { 'webhook.endpoint_id': ep.id, 'webhook.event_type': d.event_type, 'webhook.id': d.event_id } },
+    async (span) => {
+      try {
+        const r = await postOnce(target, headers, d.payload, timeoutMs);
+        if (r.statusCode !== null) span.setAttribute('http.response.status_code', r.statusCode);
+        if (!r.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error ?? undefined });
+        return r;
+      } finally {
+        span.end();
+      }
+    },
+  );
+  return { ...sent, final: false };
 }
 
 /** The delivery job (runs outside any transaction: the network call must not hold one open). */
@@ -86,6 +103,7 @@ export function deliveryHandler(ctx: AppContext, opts: { timeoutMs?: number } = 
       const recorded = await repo.recordAttempt(trx, id, attempt, { status, statusCode: r.statusCode, error: r.error, nextAt });
       if (recorded && nextAt) await enqueue(trx, WEBHOOK_DELIVERY_QUEUE, { delivery_id: id, attempt: attempt + 1 }, { runAt: nextAt });
     });
+    recordWebhookDelivery(status === 'pending' ? 'retrying' : status);
     ctx.log.info({ deliveryId: id, endpointId: ep.id, eventType: d.event_type, attempt, status, statusCode: r.statusCode, error: r.error }, 'webhook delivery attempt');
   };
 }

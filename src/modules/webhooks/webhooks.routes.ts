@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
+import { recordStripeEvent } from '../../infra/metrics';
 import { ApiError } from '../../http/errors';
 import { WebhookPayloadError, type PaymentEvent } from '../../integrations/payments';
 import { webhookHandlers } from './handlers';
@@ -36,9 +37,17 @@ export default defineRoutes(
           if (!err.eventId || (await recordUnreadable(ctx.db, err.eventId, err.processorType))) {
             ctx.log.warn({ eventId: err.eventId, type: err.processorType, reason: err.message, requestId: (req as { id?: unknown }).id }, 'processor event unreadable; refused');
           }
+          recordStripeEvent(err.processorType ?? 'unknown', 'failed');
           throw new ApiError(400, 'Invalid event', err.message, { code: 'INVALID_EVENT' });
         }
-        const outcome = await processEvent(ctx, webhookHandlers, event);
+        let outcome;
+        try {
+          outcome = await processEvent(ctx, webhookHandlers, event);
+        } catch (err) {
+          recordStripeEvent(event.processor_type, 'failed');
+          throw err;
+        }
+        recordStripeEvent(event.processor_type, outcome === 'applied' ? 'processed' : outcome);
         req.log?.info({ eventId: event.id, type: event.processor_type, kind: event.kind, outcome }, 'processor event');
         return { received: true as const };
       },
