@@ -52,6 +52,8 @@ export async function runProcess(
     process.exit(exitCode);
   };
   for (const s of STOP_SIGNALS) process.on(s, () => void stop(s));
+  // A promise nobody awaited (a background write during a database outage, say) is logged, not fatal.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
   starting = connectDatabase(config, {
     log: (m) => log.debug({ pg: m }, 'embedded postgres'),

@@ -17,7 +17,7 @@ async function main(argv: string[]) {
   const config = loadConfigOrExit();
   let handle: { db: Db; close(): Promise<void> } | null = null;
   try {
-    handle = await connectDatabase(config);
+    handle = await connectDatabase(config, { statementTimeoutMs: 0 });
     const line = await cmd.run(handle.db, args, config);
     process.stdout.write(`${line}\n`);
     await handle.close();

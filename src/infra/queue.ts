@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isDatabaseUnavailable } from '../db/availability';
 import type { Logger } from './logger';
 
 /**
@@ -89,14 +90,21 @@ export class JobWorker {
 
   start(): void {
     this.stopped = false;
+    // While the database is away the worker pauses with a doubling delay (at most 30 s) and
+    // one log line, instead of failing every half second; the first good tick resumes it.
+    let pauseMs = 0;
     const tick = async () => {
       if (this.stopped) return;
       try {
         await this.drain();
+        if (pauseMs > 0) this.log.info('job worker resumed: the database is back');
+        pauseMs = 0;
       } catch (err) {
-        this.log.error({ err }, 'job worker tick failed');
+        if (!isDatabaseUnavailable(err)) this.log.error({ err }, 'job worker tick failed');
+        else if (pauseMs === 0) this.log.warn({ err: (err as Error).message }, 'job worker paused: the database is unavailable');
+        if (isDatabaseUnavailable(err)) pauseMs = Math.min(30_000, Math.max(1000, pauseMs * 2));
       }
-      if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+      if (!this.stopped) this.timer = setTimeout(tick, pauseMs || this.pollMs);
     };
     this.timer = setTimeout(tick, 0);
   }
