@@ -62,7 +62,7 @@ export async function runProcess(
   handle = await starting;
   log.info({ embedded: handle.embedded }, 'database ready, migrations applied');
   if (stopping) return;
-  redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : null;
+  redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : null;
   ctx = createContext({ config, db: handle.db, log, redis });
   registerJobs(ctx);
   server = onReady(ctx, config, (err) => {
