@@ -42,6 +42,8 @@ export class RedisCircuit extends EventEmitter {
     private readonly log?: Logger,
   ) {
     super();
+    // One listener per rate limiter and cache of the process.
+    this.setMaxListeners(0);
     // 'wait': a lazyConnect client connects on its first command (tests build those).
     this.up = redis.status === 'ready' || redis.status === 'wait';
     redis.on('ready', () => this.set(true));
