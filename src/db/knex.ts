@@ -23,6 +23,10 @@ export interface DbOptions {
   statementTimeoutMs?: number;
 }
 
+const quietOutage = (print: (m: unknown) => void) => (m: unknown) => {
+  if (!/Acquire connection error|Connection Error|Connection terminated/i.test(String(m))) print(m);
+};
+
 /** Extra time the client waits past the statement timeout before it gives up on a silent (frozen) server. */
 export const READ_TIMEOUT_SLACK_MS = 1000;
 
@@ -45,6 +49,8 @@ export function createDb(url: string, pool: DbOptions = {}): Db {
     pool: { min: pool.min ?? 0, max: pool.max ?? 10, createTimeoutMillis: acquire },
     acquireConnectionTimeout: acquire,
     migrations: migrationConfig(),
+    // knex prints every failed acquire; during an outage the error middleware logs each 503 already.
+    log: { warn: quietOutage(console.warn), error: quietOutage(console.error), deprecate: (m: string) => console.warn(m), debug: () => undefined },
   });
 }
 
