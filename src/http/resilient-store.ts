@@ -36,20 +36,19 @@ export class ResilientStore implements Store {
   private load(): Promise<boolean> {
     if (!this.loaded) {
       const options = this.options;
-      this.loaded = options
-        ? this.shared.init(options).then(
-            () => true,
-            (err: unknown) => {
-              this.loaded = null;
-              throw err;
-            },
-          )
-        : Promise.resolve(false);
+      this.loaded = this.shared.init(options!).then(
+        () => true,
+        (err: unknown) => {
+          this.loaded = null;
+          throw err;
+        },
+      );
     }
     return this.loaded;
   }
 
   private run<T>(shared: () => Promise<T>, local: () => Promise<T> | T): Promise<T> {
+    if (!this.options) return Promise.resolve(local()); // not initialised: never touch Redis half-configured
     return throughCircuit(
       this.circuit,
       async () => {
