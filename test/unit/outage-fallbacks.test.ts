@@ -4,6 +4,7 @@ import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import request from 'supertest';
 import { createDb } from '../../src/db/knex';
+import { errorHandler } from '../../src/http/errors';
 import { storeFor } from '../../src/http/rate-limits';
 import { MemoryCache, ResilientCache } from '../../src/infra/cache';
 import { createRedis, redisState } from '../../src/infra/redis';
@@ -100,5 +101,27 @@ describe('readiness probe', () => {
       await db.destroy().catch(() => undefined);
       await new Promise((r) => silent.close(r));
     }
+  });
+});
+
+describe('database errors in the error middleware', () => {
+  const cases: Array<[string, Error]> = [
+    ['ECONNREFUSED', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['ECONNRESET', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
+    ['57P01 admin shutdown', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],
+    ['57P03 cannot connect now', Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
+    ['08006 connection failure', Object.assign(new Error('connection failure'), { code: '08006' })],
+    ['Connection terminated', new Error('Connection terminated unexpectedly')],
+    ['pg read timeout', new Error('Query read timeout')],
+    ['knex acquire timeout', Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' })],
+  ];
+  test.each(cases)('when a request fails with %s, then 503 DATABASE_UNAVAILABLE with Retry-After, never 500', async (_name, err) => {
+    const app = express();
+    app.get('/x', (_req, _res, next) => next(err));
+    app.use(errorHandler);
+    const res = await request(app).get('/x');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    expect(res.body).toMatchObject({ error: 'Service temporarily unavailable', code: 'DATABASE_UNAVAILABLE' });
   });
 });
