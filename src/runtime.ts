@@ -7,6 +7,8 @@ import { createLogger } from './infra/logger';
 import { createRedis } from './infra/redis';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Statement timeout of the worker process's pool: long enough for batch jobs, still bounded. */
+const WORKER_STATEMENT_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * A process of the service (API or worker): config -> database (embedded or DATABASE_URL) ->
@@ -58,6 +60,8 @@ export async function runProcess(
   starting = connectDatabase(config, {
     log: (m) => log.debug({ pg: m }, 'embedded postgres'),
     callerHandlesSignals: true,
+    // The worker process's jobs may run long statements (batch work); requests get DB_STATEMENT_TIMEOUT_MS.
+    statementTimeoutMs: name === 'worker' ? WORKER_STATEMENT_TIMEOUT_MS : undefined,
   });
   handle = await starting;
   log.info({ embedded: handle.embedded }, 'database ready, migrations applied');

@@ -274,6 +274,18 @@ test('when Redis is killed and Postgres is stopped and frozen under load, then n
   await until('redis back in use', async () => redisState(ctx.redis) === 'shared', 10_000, 50);
   await sleep(500);
 
+  // Redis frozen (SIGSTOP): commands time out fast, the circuit opens, answers keep their speed.
+  phase = 'redis-frozen';
+  const redisPid = redisProc!.pid!;
+  frozen = [redisPid];
+  signal(frozen, 'SIGSTOP');
+  await sleep(2000);
+  expect(redisState(ctx.redis)).toBe('local');
+  signal(frozen, 'SIGCONT');
+  frozen = [];
+  phase = 'redis-thawed';
+  await until('redis in use after the thaw', async () => redisState(ctx.redis) === 'shared', 10_000, 50);
+
   // Postgres stopped: 503 DATABASE_UNAVAILABLE with Retry-After, never 500.
   phase = 'db-stopped';
   await pg!.stop();
@@ -316,7 +328,7 @@ test('when Redis is killed and Postgres is stopped and frozen under load, then n
   for (const a of unavailable) expect({ code: a.code, retryAfter: a.retryAfter }).toEqual({ code: 'DATABASE_UNAVAILABLE', retryAfter: expect.stringMatching(/^\d+$/) });
   expect(answers.filter((a) => a.phase === 'db-stopped' && a.status === 503).length).toBeGreaterThan(0);
   // Redis down costs nothing the user sees: no 503 and the usual speed.
-  const redisDown = answers.filter((a) => a.phase === 'redis-down' && a.what !== 'signin');
+  const redisDown = answers.filter((a) => (a.phase === 'redis-down' || a.phase === 'redis-frozen') && a.what !== 'signin');
   expect(redisDown.filter((a) => a.status >= 500)).toEqual([]);
   expect(Math.max(...redisDown.map((a) => a.ms))).toBeLessThan(1000);
 
