@@ -4,7 +4,7 @@
  * distinct list queries, sampling resident memory (RSS) as it goes. The goal: flat after warm-up
  * and under 400 MB, because every in-process cache is bounded (CACHE_MAX_ENTRIES, CACHE_MAX_MB).
  *
- *   DATABASE_URL=postgres://... npx tsx bench/memory.ts
+ *   DATABASE_URL=postgres://... npm run bench:memory
  *   BENCH_CAMPAIGNS=100000 BENCH_MEMORY_IMAGES=3000 BENCH_MEMORY_LISTS=20000 BENCH_CONCURRENCY=4
  *
  * Writes bench/MEMORY.md. Runs without REDIS_URL: the in-process cache is the one under test.
