@@ -10,6 +10,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('failures').notNullable();
     t.timestamp('blocked_until', { useTz: true }).nullable();
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    // Streaks untouched for a day are pruned (sign-in-throttle.ts), so sprayed addresses do not pile up.
+    t.index(['updated_at']);
   });
 }
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { LOCAL_CLIENT_ID } from '../../src/integrations/idp';
 import { recordSignInFailure } from '../../src/modules/idp';
-import { throttledFor } from '../../src/modules/idp/sign-in-throttle';
+import { pruneSignInThrottle, throttledFor } from '../../src/modules/idp/sign-in-throttle';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 
@@ -80,4 +80,19 @@ describe('per-account sign-in throttle', () => {
     await waitOut(email);
     expect(JSON.parse((await cognitoSignIn(email, TEST_PASSWORD)).text).AuthenticationResult).toBeDefined();
   });
+});
+
+test('when a failure streak has been untouched for a day, then pruning forgets it and recent ones stay', async () => {
+  const old = `old-${Date.now()}@example.test`;
+  const recent = `recent-${Date.now()}@example.test`;
+  for (let i = 0; i < 6; i++) {
+    await recordSignInFailure(t.ctx.db, old);
+    await recordSignInFailure(t.ctx.db, recent);
+  }
+  await testDb().raw(`update sign_in_throttle set updated_at = now() - interval '25 hours', blocked_until = now() + interval '1 hour'
+    where account_key = encode(sha256(convert_to(?, 'UTF8')), 'hex')`, [old]);
+  expect(await throttledFor(t.ctx.db, old)).toBeGreaterThan(0);
+  expect(await pruneSignInThrottle(t.ctx.db)).toBeGreaterThanOrEqual(1);
+  expect(await throttledFor(t.ctx.db, old)).toBe(0);
+  expect(await throttledFor(t.ctx.db, recent)).toBeGreaterThan(0);
 });

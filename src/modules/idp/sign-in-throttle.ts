@@ -7,7 +7,8 @@ import { sha256Hex } from '../../infra/hash';
  * Per-account sign-in throttle, as Cognito does (decisions.md Part 3): after FREE_FAILURES failed
  * sign-ins in a row for one address (any IP, any sign-in route), each further attempt within a
  * delay of 1 s, doubling with each failure up to 15 minutes, is refused, the right password
- * included. A success resets the count. Kept in Postgres: restarts and other instances see it.
+ * included. A success resets the count; a streak untouched for a day is forgotten. Kept in
+ * Postgres: restarts and other instances see it.
  */
 export const FREE_FAILURES = 5;
 export const MAX_DELAY_S = 15 * 60;
@@ -54,6 +55,20 @@ export async function recordSignInFailure(db: Knex, email: string): Promise<void
        updated_at = now()`,
     [keyOf(email)],
   );
+  if (Math.random() < 0.01) await pruneSignInThrottle(db);
+}
+
+/** A streak untouched this long is forgotten (the table would otherwise keep every sprayed address). */
+export const FORGET_AFTER_HOURS = 24;
+
+/** Drops forgotten streaks, a bounded batch at a time; called now and then by recordSignInFailure. */
+export async function pruneSignInThrottle(db: Knex): Promise<number> {
+  const r = await db.raw(
+    `delete from sign_in_throttle where account_key in (
+       select account_key from sign_in_throttle where updated_at < now() - make_interval(hours => ?) limit 1000)`,
+    [FORGET_AFTER_HOURS],
+  );
+  return r.rowCount ?? 0;
 }
 
 /** A successful sign-in: the count starts again. */
