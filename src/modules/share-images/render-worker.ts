@@ -32,6 +32,8 @@ const collect: (() => void) | null = (() => {
 // Runs inside a worker thread: satori's layout and resvg's rasterising block for tens to hundreds
 // of milliseconds, which here never holds up the API's event loop.
 parentPort?.on('message', (task: RenderTask) => {
+  // Queued tasks arrive back to back with no timer turn between them: collect before each too.
+  collect?.();
   renderPng(task.node, task.width, task.height)
     .then(
       (png) => {
