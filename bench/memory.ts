@@ -36,6 +36,8 @@ interface Sample {
   phase: string;
   rssMb: number;
   heapMb: number;
+  /** Memory outside the V8 heap that V8 knows of (Buffers, ArrayBuffers): with RSS minus heap, tells native leaks apart. */
+  externalMb: number;
 }
 
 async function walk(base: string, paths: string[], phase: string, samples: Sample[], every: number, offset = 0): Promise<{ errors: number; statuses: Record<number, number> }> {
@@ -55,8 +57,8 @@ async function walk(base: string, paths: string[], phase: string, samples: Sampl
       }
       if (i % every === 0) {
         const m = process.memoryUsage();
-        samples.push({ done: offset + i, phase, rssMb: mb(m.rss), heapMb: mb(m.heapUsed) });
-        if (i % (every * 10) === 0) log(`${phase} ${i}/${paths.length}: rss ${mb(m.rss)} MB, heap ${mb(m.heapUsed)} MB`);
+        samples.push({ done: offset + i, phase, rssMb: mb(m.rss), heapMb: mb(m.heapUsed), externalMb: mb(m.external) });
+        if (i % (every * 10) === 0) log(`${phase} ${i}/${paths.length}: rss ${mb(m.rss)} MB, heap ${mb(m.heapUsed)} MB, external ${mb(m.external)} MB`);
       }
     }
   };
@@ -131,9 +133,9 @@ async function main() {
     `Images: ${JSON.stringify(img.statuses)}; lists: ${JSON.stringify(lst.statuses)}; 5xx or network errors: ${img.errors + lst.errors}.`,
     `Goal: flat after warm-up and under 400 MB: ${peak < 400 ? 'met' : 'NOT met'}.`,
     '',
-    '| requests done | phase | RSS MB | heap MB |',
-    '|---|---|---|---|',
-    ...samples.filter((_, i) => i % Math.max(1, Math.floor(samples.length / 40)) === 0).map((s) => `| ${s.done} | ${s.phase} | ${s.rssMb} | ${s.heapMb} |`),
+    '| requests done | phase | RSS MB | heap MB | external MB |',
+    '|---|---|---|---|---|',
+    ...samples.filter((_, i) => i % Math.max(1, Math.floor(samples.length / 40)) === 0).map((s) => `| ${s.done} | ${s.phase} | ${s.rssMb} | ${s.heapMb} | ${s.externalMb} |`),
     '',
   ];
   fs.writeFileSync(path.join(__dirname, 'MEMORY.md'), lines.join('\n'));
