@@ -94,7 +94,7 @@ async function orchestrate() {
   const databaseUrl = await benchDatabaseUrl();
   if (!databaseUrl) throw new Error('set DATABASE_URL (the bench database is created on that server)');
   const config = parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: databaseUrl });
-  const handle = await connectDatabase(config);
+  const handle = await connectDatabase(config, { statementTimeoutMs: 0 }); // seeding runs long statements
   await ensureSeeded(handle.db, N, log);
   const live = `slug like 'bench-%' and deleted_at is null and visibility = 'public' and status = 'active'`;
   const rows: Array<{ id: string; slug: string }> = (

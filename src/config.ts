@@ -99,6 +99,15 @@ const schema = z.object({
   SEARCH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
   SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(3000),
+  // Outages (decisions.md Part 3): a request waits at most DB_ACQUIRE_TIMEOUT_MS for a pooled connection,
+  // and Postgres cancels a request's statement after DB_STATEMENT_TIMEOUT_MS; either answers 503
+  // DATABASE_UNAVAILABLE. HTTP_IDLE_TIMEOUT_MS closes a connection that sends nothing for that long.
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  // Bounds of the in-process cache (used when REDIS_URL is unset, and while Redis is unreachable).
+  CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
+  CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(64),
   // Share images (satori + resvg) render in this many worker threads per process; 0 = on the event loop (debugging only).
   RENDER_THREADS: z.coerce.number().int().min(0).max(4).default(1),
   // Uploads and generated images: local disk (STORAGE_DIR, default DATA_DIR/uploads, served under /media/) or an

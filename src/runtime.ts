@@ -8,6 +8,8 @@ import { createRedis } from './infra/redis';
 import { shutdownTracing } from './tracing';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Statement timeout of the worker process's pool: long enough for batch jobs, still bounded. */
+const WORKER_STATEMENT_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * A process of the service (API or worker): config -> database (embedded or DATABASE_URL) ->
@@ -55,15 +57,19 @@ export async function runProcess(
     process.exit(exitCode);
   };
   for (const s of STOP_SIGNALS) process.on(s, () => void stop(s));
+  // A promise nobody awaited (a background write during a database outage, say) is logged, not fatal.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
   starting = connectDatabase(config, {
     log: (m) => log.debug({ pg: m }, 'embedded postgres'),
     callerHandlesSignals: true,
+    // The worker process's jobs may run long statements (batch work); requests get DB_STATEMENT_TIMEOUT_MS.
+    statementTimeoutMs: name === 'worker' ? WORKER_STATEMENT_TIMEOUT_MS : undefined,
   });
   handle = await starting;
   log.info({ embedded: handle.embedded }, 'database ready, migrations applied');
   if (stopping) return;
-  redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : null;
+  redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : null;
   ctx = createContext({ config, db: handle.db, log, redis });
   registerJobs(ctx);
   server = onReady(ctx, config, (err) => {

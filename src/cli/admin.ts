@@ -29,7 +29,7 @@ async function main(argv: string[]) {
   const progress = (m: string) => process.stderr.write(`${m}\n`);
   let handle: { db: Db; close(): Promise<void> } | null = null;
   try {
-    handle = await connectDatabase(config);
+    handle = await connectDatabase(config, { statementTimeoutMs: 0 });
     const line = await cmd.run(handle.db, args, config, progress);
     process.stdout.write(`${line}\n`);
     await handle.close();

@@ -4,8 +4,10 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import type { Config } from '../config';
 import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
+import { circuitOf } from '../infra/redis';
 import { clientIp } from './client-ip';
 import { recordRateLimitRefusal } from '../infra/metrics';
+import { ResilientStore } from './resilient-store';
 import { actorOrNull, type CredentialResolver } from './credentials';
 import { withRequestId } from './errors';
 
@@ -164,10 +166,12 @@ export type Limiters = Record<keyof typeof LIMITERS, RequestHandler>;
 
 export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Store | undefined {
   if (!redis) return undefined; // express-rate-limit's in-process MemoryStore
-  return new RedisStore({
+  const shared = new RedisStore({
     prefix: `${prefix}${name}:`,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
   });
+  // Counts per process while Redis is unreachable: a limit never fails open.
+  return new ResilientStore(shared, circuitOf(redis));
 }
 
 /**
@@ -228,7 +232,8 @@ function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Re
     keyGenerator,
     skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
     skipFailedRequests: spec.successesOnly ?? false,
-    // A store outage must not take the API down; requests pass while Redis is unreachable.
+    // The store falls back to per-process counts while Redis is away, so it does not fail; should
+    // it ever, the request passes rather than taking the API down.
     passOnStoreError: true,
     validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
     handler: (req, res, _next, options) => {

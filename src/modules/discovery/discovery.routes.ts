@@ -32,8 +32,9 @@ export default defineRoutes(
         'Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value ' +
         '(except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language. ' +
         'Caching: `Cache-Control: public, max-age=30` and an `ETag` (If-None-Match answers 304); the total of a list ' +
-        'without q or near may be up to 30 s stale. Ranked search (q) is bounded per process: beyond the running ' +
-        'and queued searches, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT.',
+        'without q or near may be up to 30 s stale. Offset at most 10,000 (beyond: 400 OFFSET_TOO_LARGE). Ranked search (q), ' +
+        'sort=raised and near are bounded per process: beyond the running ' +
+        'and queued ones, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT.',
       auth: 'optional',
       limiters: ['public'],
       query: listQuery,

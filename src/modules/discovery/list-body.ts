@@ -23,8 +23,11 @@ export async function listBody(ctx: AppContext, res: Response, filter: repo.List
   const key = broad ? await listTotalKey(ctx, `${filter.status}:${filter.categoryIds?.join('.') ?? '*'}:${String(filter.projects)}`) : '';
   // A cached total lets the page be one query with no count; on a miss the same query counts.
   const knownTotal = broad ? await ctx.cache.get<number>(key) : undefined;
-  const { rows, total } = filter.q
-    ? await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter))
+  // Ranked search, the raised ordering and distance filters are the expensive reads: they share
+  // search's concurrency gate and statement timeout, so a burst of them cannot starve the rest.
+  const expensive = Boolean(filter.q) || filter.sort === 'raised' || Boolean(filter.near);
+  const { rows, total } = expensive
+    ? await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter, filter.q ? undefined : { knownTotal }))
     : await repo.listCards(ctx.db, filter, { knownTotal });
   if (broad && knownTotal === undefined) await ctx.cache.set(key, total, TOTAL_TTL_SECONDS);
   return { data: rows.map(toCard), pagination: { ...pagination, total: atLeastPage(total, filter.offset, rows.length) } };
