@@ -12,7 +12,7 @@ import { buildOpenApi } from './http/openapi';
 import { createLimiters, skipsGlobal, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
-import { httpMetrics, metricsEndpoint, observeDatabase } from './infra/metrics';
+import { httpMetrics, metricsEndpoint, observeDatabase, observeRedis } from './infra/metrics';
 import { SWAGGER_UI_DIR } from './modules/docs';
 import { modulesFor } from './modules';
 
@@ -164,6 +164,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   }
   app.use(httpMetrics());
   observeDatabase(ctx.db);
+  observeRedis(ctx.redis);
   app.use(requestLogging(app, ctx.log));
   app.use(staticHeaders(config, modules));
   const parseCookies = cookieParser();

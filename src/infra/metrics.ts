@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
+import type Redis from 'ioredis';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { circuitOf, redisState, type RedisState } from './redis';
 
 /**
  * Every Prometheus family the service exports (decisions.md Part 3, "Operations"), on one
@@ -73,6 +75,29 @@ let dbSource: Knex | null = null;
 /** The knex instance whose pool is reported and whose graphile-worker tables are counted. */
 export function observeDatabase(db: Knex): void {
   dbSource = db;
+}
+
+const redisSwitches = new Counter({
+  name: 'redis_circuit_switches_total',
+  help: 'Switches of the Redis circuit, by the state switched to (shared = Redis, local = per-process fallback)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
+let redisSource: Redis | null = null;
+new Gauge({
+  name: 'redis_shared_state',
+  help: '1 while rate limits, CAPTCHA risk and caches use Redis, 0 while they fall back to per-process state (absent without REDIS_URL)',
+  registers: [registry],
+  collect() {
+    const state = redisState(redisSource);
+    if (state) this.set(state === 'shared' ? 1 : 0);
+  },
+});
+/** Reports the process's Redis circuit: its state at scrape time and each switch. */
+export function observeRedis(redis: Redis | null): void {
+  if (!redis || redisSource === redis) return;
+  redisSource = redis;
+  circuitOf(redis).on('change', (state: RedisState) => redisSwitches.inc({ state }));
 }
 
 new Gauge({

@@ -268,6 +268,10 @@ test('when Redis is killed and Postgres is stopped and frozen under load, then n
     statuses.push((await call('signin', '/api/v1/idp/signin', { method: 'POST', body: JSON.stringify({ email: `x${i}@example.test`, password: 'Wrong1password' }) }, ip)).status);
   }
   expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+  // The switch is visible to the person on call: the state gauge reads 0 and the switch is counted.
+  const scrape = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+  expect(scrape).toMatch(/^redis_shared_state 0$/m);
+  expect(scrape).toMatch(/^redis_circuit_switches_total\{state="local"\} [1-9]/m);
   await sleep(1500);
   phase = 'redis-back';
   await startRedis();
