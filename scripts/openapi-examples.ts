@@ -1,8 +1,9 @@
 /**
  * Records the OpenAPI document's examples from the test suite: runs jest with
  * RECORD_OPENAPI_EXAMPLES set (the route pipeline then writes the first success of each
- * operation), and merges what was recorded into docs/openapi/examples.json.
- * `npm run openapi:examples [-- <jest args>]`.
+ * operation), and merges what was recorded into docs/openapi/examples.json (a new recording of an
+ * operation replaces its old one; `--fresh` starts from nothing).
+ * `npm run openapi:examples [-- [--fresh] <jest args>]`.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,12 +14,13 @@ import { EXAMPLES_FILE, type OperationExample } from '../src/http/openapi-exampl
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-examples-'));
 const jest = spawnSync(
   process.execPath,
-  [require.resolve('jest/bin/jest'), '--testPathIgnorePatterns', 'fuzz-openapi', ...process.argv.slice(2)],
+  [require.resolve('jest/bin/jest'), '--testPathIgnorePatterns', 'fuzz-openapi', ...process.argv.slice(2).filter((a) => a !== '--fresh')],
   { stdio: 'inherit', env: { ...process.env, RECORD_OPENAPI_EXAMPLES: dir } },
 );
 if (jest.status !== 0) console.warn(`jest exited with ${jest.status}: keeping what was recorded`);
 
-const recorded: Record<string, OperationExample> = {};
+const fresh = process.argv.includes('--fresh') || !fs.existsSync(EXAMPLES_FILE);
+const recorded: Record<string, OperationExample> = fresh ? {} : JSON.parse(fs.readFileSync(EXAMPLES_FILE, 'utf8'));
 for (const name of fs.readdirSync(dir)) {
   const { key, example } = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { key: string; example: OperationExample };
   recorded[key] = example;

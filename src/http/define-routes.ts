@@ -7,7 +7,7 @@ import { hasSessionCookie } from './cookies';
 import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
 import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
-import { recordExample, recordingExamples } from './openapi-examples';
+import { captureExample, recordingExamples } from './openapi-examples';
 import type { LimiterName, Limiters } from './rate-limits';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -155,6 +155,7 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
   const idempotent = idempotencyApplies(def);
   const run: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     try {
+      if (recordingExamples) captureExample(def.method, def.body, req, res);
       checkMediaType(def, req);
       const idempotencyKey = idempotent ? keyOf(req) : undefined;
       // Cookie-only routes never look at a bearer: any Authorization header answers 401 Not authenticated.
@@ -178,7 +179,6 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();
       else {
-        if (recordingExamples) recordExample(def.method, req.baseUrl + req.route.path, { status, request: def.body ? req.body : undefined, response: result });
         res.status(status).json(result);
       }
     } catch (err) {

@@ -113,7 +113,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     }
   }
   if (res.headersSent) return;
-  if ((apiErr.status === 503 || apiErr.status === 429) && typeof apiErr.extra.retryAfter === 'number' && !res.getHeader('Retry-After'))
+  if ((apiErr.status === 503 || apiErr.status === 429) && typeof apiErr.extra.retryAfter === 'number' && !res.getHeader('Retry-After') && !res.locals.bareRateLimit)
     res.setHeader('Retry-After', String(apiErr.extra.retryAfter));
   // A database outage stays a 503 for the SDK too (it retries 5xx); other server faults are Cognito's 500.
   if (speaksCognito(req)) return sendCognitoFault(res, cognitoType(apiErr), apiErr.message, apiErr.status >= 500 ? (apiErr.status === 503 ? 503 : 500) : 400);

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import type { Request, Response } from 'express';
+import type { ZodType } from 'zod';
 import path from 'node:path';
 
 /**
@@ -70,3 +72,26 @@ export function recordExample(method: string, expressPath: string, example: Oper
 }
 
 export const recordingExamples = Boolean(recordDir);
+
+/**
+ * While recording, the JSON answer of a success is captured as it is written, whichever way the
+ * handler sends it (returned data, a prepared cached body, `res.json`).
+ */
+export function captureExample(method: string, bodySchema: ZodType | undefined, req: Request, res: Response): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  (res as unknown as { end: (...args: unknown[]) => Response }).end = (...args: unknown[]) => {
+    try {
+      const chunk = args[0];
+      const type = String(res.getHeader('content-type') ?? '');
+      if (res.statusCode >= 200 && res.statusCode < 300 && /json/.test(type) && (typeof chunk === 'string' || Buffer.isBuffer(chunk)) && req.route) {
+        const response = JSON.parse(chunk.toString()) as unknown;
+        // The request as the operation reads it: fields it ignores are left out of the example.
+        const request = bodySchema ? bodySchema.safeParse(req.body).data : undefined;
+        recordExample(method, req.baseUrl + (req.route as { path: string }).path, { status: res.statusCode, request, response });
+      }
+    } catch {
+      // Not JSON after all: nothing to record.
+    }
+    return end(...args);
+  };
+}

@@ -44,7 +44,7 @@ describe('per-account sign-in throttle', () => {
     for (let i = 0; i < 5; i++) expect((await signIn(email, 'Wrong1password')).status).toBe(401);
     const res = await signIn(email, TEST_PASSWORD);
     expect(res.status).toBe(429);
-    expect(res.body).toEqual({ error: 'Too many authentication attempts, please try again later.', retryAfter: 1 });
+    expect(res.body).toEqual({ error: 'Too many authentication attempts, please try again later.', retryAfter: 1, request_id: res.headers['x-request-id'] });
     expect(res.headers['retry-after']).toBe('1');
   });
 

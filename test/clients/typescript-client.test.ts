@@ -102,6 +102,9 @@ describe('the typed TypeScript client (clients/typescript) against a running ser
     const hookPath = receiver.path('ok');
     const endpoint = await api.POST('/api/v1/webhook-endpoints', { body: { url: receiver.base() + hookPath, events: ['donation.paid'] } });
     expect(endpoint.response.status).toBe(201);
+    const shown = await api.GET('/api/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.data!.data.id } } });
+    expect(shown.data!.data).toMatchObject({ id: endpoint.data!.data.id, events: ['donation.paid'], status: 'enabled' });
+    expect(shown.data!.data).not.toHaveProperty('secret');
 
     const key = crypto.randomUUID();
     const body = { fundraiser_id: f.id, amount_cents: 2_500, donor_email: 'ada@example.test', donor_name: 'Ada' };

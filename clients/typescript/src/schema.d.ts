@@ -781,7 +781,7 @@ export interface paths {
         };
         /**
          * List public campaigns (FundraiserCard), with search, filters and near-me
-         * @description Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value (except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language. Caching: `Cache-Control: public, max-age=30` and an `ETag` (If-None-Match answers 304); the total of a list without q or near may be up to 30 s stale. Ranked search (q) is bounded per process: beyond the running and queued searches, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT. Auth: optional. Rate limiters: public.
+         * @description Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value (except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language. Caching: `Cache-Control: public, max-age=30` and an `ETag` (If-None-Match answers 304); the total of a list without q or near may be up to 30 s stale. Offset at most 10,000 (beyond: 400 OFFSET_TOO_LARGE). Ranked search (q), sort=raised and near are bounded per process: beyond the running and queued ones, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT. Auth: optional. Rate limiters: public.
          */
         get: operations["getFundraisers"];
         put?: never;
@@ -3510,7 +3510,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the database answers
+         * Readiness: the database answers (503 within a second when it does not)
          * @description Auth: none.
          */
         get: operations["getReadyz"];
@@ -4298,6 +4298,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "code": "bzIjFD-bpMwMClo-",
+                     *         "kind": "first_gift",
+                     *         "label": "First gift",
+                     *         "earned_at": "2026-11-24T22:58:46.177Z",
+                     *         "user": {
+                     *           "id": "886d20fb-8a96-43e6-aea5-a1a0188ba1ae",
+                     *           "name": "Quiet Quinn",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-f0d7ba25"
+                     *         },
+                     *         "fundraiser": null,
+                     *         "url": "http://site.test/cards/bzIjFD-bpMwMClo-",
+                     *         "images": {
+                     *           "og": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/share/og.png",
+                     *           "square": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/share/square.png",
+                     *           "story": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/share/story.png",
+                     *           "qr": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/qr.svg"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description the card's public code (GET /achievements/{code}) */
@@ -4374,7 +4398,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 status?: "received" | "actioned";
             };
@@ -4390,6 +4414,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3439c0f8-7e6a-45c0-bdf2-c4c79dc8e559",
+                     *           "complainant_name": "Second",
+                     *           "complainant_email": "ada@example.org",
+                     *           "work_description": "My photo \"Harbour at dawn\", published 2025.",
+                     *           "infringing_urls": [
+                     *             "https://site.test/fundraisers/some-campaign"
+                     *           ],
+                     *           "signature": "Ada Photographer",
+                     *           "status": "received",
+                     *           "created_at": "2026-11-24T22:59:31.406Z",
+                     *           "actioned_at": null,
+                     *           "takedowns": []
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "offset": 0,
+                     *         "total": 8
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DmcaNotice"][];
                         pagination: {
@@ -4452,6 +4501,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
+                 *       "media_ids": [
+                 *         "46396bb0-e2ae-45ec-87e7-b5bde7e28154"
+                 *       ],
+                 *       "urls": [
+                 *         "https://elsewhere.test/stolen.jpg"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     fundraiser_id: string;
                     media_ids?: string[];
@@ -4466,6 +4526,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "notice_id": "c4f948cb-8e67-4e8f-958a-8d5e407e1594",
+                     *         "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
+                     *         "status": "actioned",
+                     *         "removed": [
+                     *           {
+                     *             "id": "fbe4c921-c8d9-47ce-9126-4e08d4e408bc",
+                     *             "notice_id": "c4f948cb-8e67-4e8f-958a-8d5e407e1594",
+                     *             "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
+                     *             "staff_user_id": "bb884122-4fde-4ec0-b079-620350e15292",
+                     *             "url": "https://elsewhere.test/stolen.jpg",
+                     *             "media_id": null,
+                     *             "created_at": "2026-11-24T22:59:31.718Z"
+                     *           },
+                     *           {
+                     *             "id": "f48a6151-ad00-4b4e-8f7b-574eb3c019d4",
+                     *             "notice_id": "c4f948cb-8e67-4e8f-958a-8d5e407e1594",
+                     *             "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
+                     *             "staff_user_id": "bb884122-4fde-4ec0-b079-620350e15292",
+                     *             "url": "http://api.test/media/uploads/6acfe786-81cb-4d10-acc4-2c3bf92192f4/8671c9ba-34c4-4029-97dc-53820403a1d4.png",
+                     *             "media_id": "46396bb0-e2ae-45ec-87e7-b5bde7e28154",
+                     *             "created_at": "2026-11-24T22:59:31.718Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             fundraiser_id: string;
@@ -4578,6 +4667,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "50bcfd90-2655-42c0-aa79-ac94bd25e3c9",
+                     *         "title": "Test campaign 65c1a48a",
+                     *         "slug": "test-campaign-65c1a48a",
+                     *         "summary": "A test campaign",
+                     *         "story_html": "<p>A story long enough to read.</p>",
+                     *         "goal_amount_cents": 100000,
+                     *         "currency": "USD",
+                     *         "status": "active",
+                     *         "visibility": "public",
+                     *         "type": "personal",
+                     *         "is_project": false,
+                     *         "category": null,
+                     *         "tags": null,
+                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image_focal_x": null,
+                     *         "cover_image_focal_y": null,
+                     *         "images": null,
+                     *         "video_url": null,
+                     *         "location": null,
+                     *         "beneficiary_name": null,
+                     *         "owner_user_id": "f92ae53e-afc6-444c-ae66-162699afab24",
+                     *         "org_id": null,
+                     *         "donor_count": 0,
+                     *         "source_language": "en",
+                     *         "end_date": null,
+                     *         "approved_at": "2026-11-24T22:58:45.908Z",
+                     *         "goal_reached_at": null,
+                     *         "cover_tint": null,
+                     *         "donations_last_24h": 0,
+                     *         "beneficiary_contact": null,
+                     *         "trustStatus": {
+                     *           "aiDecision": "approve",
+                     *           "trustScore": 100,
+                     *           "payoutHold": false,
+                     *           "rejectionReasons": [],
+                     *           "userMessages": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Fundraiser"];
                     };
@@ -4662,6 +4794,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reasons": [
+                 *         "Needs proof of need"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     reasons: string[];
                 };
@@ -4674,6 +4813,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "27461d65-4392-4e8c-bebf-0ca3ab5aa96d",
+                     *         "title": "Test campaign 99287d27",
+                     *         "slug": "test-campaign-99287d27",
+                     *         "summary": "A test campaign",
+                     *         "story_html": "<p>A story long enough to read.</p>",
+                     *         "goal_amount_cents": 100000,
+                     *         "currency": "USD",
+                     *         "status": "rejected",
+                     *         "visibility": "public",
+                     *         "type": "personal",
+                     *         "is_project": false,
+                     *         "category": null,
+                     *         "tags": null,
+                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image_focal_x": null,
+                     *         "cover_image_focal_y": null,
+                     *         "images": null,
+                     *         "video_url": null,
+                     *         "location": null,
+                     *         "beneficiary_name": null,
+                     *         "owner_user_id": "6c1a1419-0931-4598-b464-7e4cb6a1d4cd",
+                     *         "org_id": null,
+                     *         "donor_count": 0,
+                     *         "source_language": "en",
+                     *         "end_date": null,
+                     *         "approved_at": null,
+                     *         "goal_reached_at": null,
+                     *         "cover_tint": null,
+                     *         "donations_last_24h": 0,
+                     *         "beneficiary_contact": null,
+                     *         "trustStatus": {
+                     *           "aiDecision": "approve",
+                     *           "trustScore": 100,
+                     *           "payoutHold": false,
+                     *           "rejectionReasons": [
+                     *             "Needs proof of need"
+                     *           ],
+                     *           "userMessages": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Fundraiser"];
                     };
@@ -4758,7 +4942,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -4773,6 +4957,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "afa54b4d-d80a-4f81-8ac3-3cfc1211c700",
+                     *           "reporter_user_id": "8e344498-158e-4aa6-8776-e40aa0dcf8ff",
+                     *           "target_type": "fundraiser",
+                     *           "target_id": "a87d6417-64d0-4259-a29f-05ae51a34cec",
+                     *           "reason": "scam",
+                     *           "details": "looks fake",
+                     *           "status": "received",
+                     *           "created_at": "2026-11-24T23:01:01.424Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Report"][];
                         pagination: {
@@ -4826,7 +5031,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -4841,6 +5046,121 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "575ad691-5e50-4b45-ad0f-2a80634f5478",
+                     *           "title": "Test campaign 98f97467",
+                     *           "slug": "test-campaign-98f97467",
+                     *           "summary": "A test campaign",
+                     *           "story_html": "<p>A story long enough to read.</p>",
+                     *           "goal_amount_cents": 100000,
+                     *           "currency": "USD",
+                     *           "status": "pending",
+                     *           "visibility": "public",
+                     *           "type": "personal",
+                     *           "is_project": false,
+                     *           "category": null,
+                     *           "tags": null,
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "cover_image_focal_x": null,
+                     *           "cover_image_focal_y": null,
+                     *           "images": null,
+                     *           "video_url": null,
+                     *           "location": null,
+                     *           "beneficiary_name": null,
+                     *           "owner_user_id": "6c1a1419-0931-4598-b464-7e4cb6a1d4cd",
+                     *           "org_id": null,
+                     *           "donor_count": 0,
+                     *           "source_language": "en",
+                     *           "end_date": null,
+                     *           "approved_at": null,
+                     *           "goal_reached_at": null,
+                     *           "cover_tint": null,
+                     *           "donations_last_24h": 0,
+                     *           "total_raised_cents": 0,
+                     *           "category_name": null,
+                     *           "profiles": {
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "email_verified": true,
+                     *             "profile_slug": "user-865297c9"
+                     *           },
+                     *           "donation_count": 0,
+                     *           "percentage_funded": 0,
+                     *           "shares_count": 0,
+                     *           "outcome_report": null,
+                     *           "beneficiary_contact": null,
+                     *           "trustStatus": {
+                     *             "aiDecision": "approve",
+                     *             "trustScore": 100,
+                     *             "payoutHold": false,
+                     *             "rejectionReasons": [],
+                     *             "userMessages": []
+                     *           },
+                     *           "submitted_at": "2026-11-24T22:00:05.179Z"
+                     *         },
+                     *         {
+                     *           "id": "c46c0987-6af5-40f4-9c66-44fc617e88be",
+                     *           "title": "Test campaign 761ccde1",
+                     *           "slug": "test-campaign-761ccde1",
+                     *           "summary": "A test campaign",
+                     *           "story_html": "<p>A story long enough to read.</p>",
+                     *           "goal_amount_cents": 100000,
+                     *           "currency": "USD",
+                     *           "status": "pending",
+                     *           "visibility": "public",
+                     *           "type": "personal",
+                     *           "is_project": false,
+                     *           "category": null,
+                     *           "tags": null,
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "cover_image_focal_x": null,
+                     *           "cover_image_focal_y": null,
+                     *           "images": null,
+                     *           "video_url": null,
+                     *           "location": null,
+                     *           "beneficiary_name": null,
+                     *           "owner_user_id": "6c1a1419-0931-4598-b464-7e4cb6a1d4cd",
+                     *           "org_id": null,
+                     *           "donor_count": 0,
+                     *           "source_language": "en",
+                     *           "end_date": null,
+                     *           "approved_at": null,
+                     *           "goal_reached_at": null,
+                     *           "cover_tint": null,
+                     *           "donations_last_24h": 0,
+                     *           "total_raised_cents": 0,
+                     *           "category_name": null,
+                     *           "profiles": {
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "email_verified": true,
+                     *             "profile_slug": "user-865297c9"
+                     *           },
+                     *           "donation_count": 0,
+                     *           "percentage_funded": 0,
+                     *           "shares_count": 0,
+                     *           "outcome_report": null,
+                     *           "beneficiary_contact": null,
+                     *           "trustStatus": {
+                     *             "aiDecision": "approve",
+                     *             "trustScore": 100,
+                     *             "payoutHold": false,
+                     *             "rejectionReasons": [],
+                     *             "userMessages": []
+                     *           },
+                     *           "submitted_at": "2026-11-24T23:00:05.192Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 100,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             approved_at: string | null;
@@ -4977,6 +5297,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "<b>Ada</b> Lovelace",
+                 *       "email": "Ada@Example.test",
+                 *       "message": "I <script>x()</script>love this",
+                 *       "links": [
+                 *         "https://example.test/ada"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -4996,6 +5326,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "4e0e8632-d7cd-4618-b247-ef8938e4f16e",
+                     *         "status": "received"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -5066,7 +5404,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -5081,6 +5419,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "445b91d7-1341-480d-80fe-afaafa7d2fc2",
+                     *           "name": "Amb Big",
+                     *           "slug": "user-9454fa35",
+                     *           "avatar": null,
+                     *           "bio": null
+                     *         },
+                     *         {
+                     *           "id": "20fce4c1-482f-4fc2-981a-ac99cafee1ba",
+                     *           "name": "Amb Referrer",
+                     *           "slug": "user-c9a32f29",
+                     *           "avatar": null,
+                     *           "bio": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 2,
+                     *         "offset": 0,
+                     *         "total": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             avatar: string | null;
@@ -5144,6 +5507,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "445b91d7-1341-480d-80fe-afaafa7d2fc2",
+                     *           "name": "Amb Big",
+                     *           "slug": "user-9454fa35",
+                     *           "avatar": null,
+                     *           "raised_cents": 5000,
+                     *           "given_cents": 1000,
+                     *           "driven_cents": 0,
+                     *           "impact_cents": 6000
+                     *         },
+                     *         {
+                     *           "id": "20fce4c1-482f-4fc2-981a-ac99cafee1ba",
+                     *           "name": "Amb Referrer",
+                     *           "slug": "user-c9a32f29",
+                     *           "avatar": null,
+                     *           "raised_cents": 0,
+                     *           "given_cents": 0,
+                     *           "driven_cents": 2000,
+                     *           "impact_cents": 2000
+                     *         }
+                     *       ],
+                     *       "total": 3
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             avatar: string | null;
@@ -5210,6 +5600,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "efdf61e4-64f3-49fa-8a59-8cb91331cf1f",
+                     *           "name": "nightly export",
+                     *           "prefix": "ak_live_3kTq9ZbW1xExampleKeyShownOnce",
+                     *           "scopes": [
+                     *             "*"
+                     *           ],
+                     *           "last_used_at": "2026-11-24T22:58:36.187Z",
+                     *           "expires_at": "2027-11-24T22:58:36.180Z",
+                     *           "revoked_at": null,
+                     *           "created_at": "2026-11-24T22:58:36.180Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKey"][];
                         total: number;
@@ -5257,6 +5666,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "nightly export"
+                 *     }
+                 */
                 "application/json": {
                     expires_at?: string | null;
                     name: string;
@@ -5270,6 +5684,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "API key created. Copy it now: it is shown only once.",
+                     *       "api_key": "ak_live_3kTq9ZbW1xExampleKeyShownOnce",
+                     *       "key": {
+                     *         "id": "efdf61e4-64f3-49fa-8a59-8cb91331cf1f",
+                     *         "name": "nightly export",
+                     *         "prefix": "ak_live_3kTq9ZbW1xExampleKeyShownOnce",
+                     *         "scopes": [
+                     *           "*"
+                     *         ],
+                     *         "expires_at": "2027-11-24T22:58:36.180Z",
+                     *         "created_at": "2026-11-24T22:58:36.180Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         api_key: string;
                         key: {
@@ -5366,6 +5796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "API key revoked",
+                     *       "id": "b4a6dc17-6c1a-41ef-91cf-77a51f3f34c2"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         message: string;
@@ -5558,6 +5994,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1,
+                     *           "slug": "medical",
+                     *           "name": "Medical"
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "slug": "emergency",
+                     *           "name": "Emergency"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: number;
@@ -5613,6 +6065,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Comment deleted",
+                     *       "id": "cf605781-7dc4-4e1b-9239-086e9fe370e0"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         message: string;
@@ -5683,6 +6141,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "like_count": 1,
+                     *       "liked": true
+                     *     }
+                     */
                     "application/json": {
                         like_count: number;
                         liked: boolean;
@@ -5762,6 +6226,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "like_count": 1,
+                     *       "liked": false
+                     *     }
+                     */
                     "application/json": {
                         like_count: number;
                         liked: boolean;
@@ -5836,6 +6306,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "<b>Café</b> Readers",
+                 *       "description": "Books <script>x</script>",
+                 *       "price_cents": 900,
+                 *       "interval": "year"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Plain text (tags are removed) */
                     description?: string | null;
@@ -5860,6 +6338,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "afe746d6-09d7-488e-bbbd-9b9199ce7a0e",
+                     *         "slug": "cafe-readers",
+                     *         "name": "Café Readers",
+                     *         "description": "Books",
+                     *         "is_private": false,
+                     *         "requires_approval": false,
+                     *         "price_cents": 900,
+                     *         "currency": "USD",
+                     *         "interval": "year",
+                     *         "owner_user_id": "8a55deba-2196-4eb1-a19e-9b22cfa4318b",
+                     *         "member_count": 1,
+                     *         "created_at": "2026-11-24T23:04:14.431Z",
+                     *         "membership": {
+                     *           "role": "owner",
+                     *           "status": "active"
+                     *         },
+                     *         "fund_balance_cents": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Community"];
                     };
@@ -5939,6 +6440,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "afe746d6-09d7-488e-bbbd-9b9199ce7a0e",
+                     *         "slug": "cafe-readers",
+                     *         "name": "Café Readers",
+                     *         "description": "Books",
+                     *         "is_private": false,
+                     *         "requires_approval": false,
+                     *         "price_cents": 900,
+                     *         "currency": "USD",
+                     *         "interval": "year",
+                     *         "owner_user_id": "8a55deba-2196-4eb1-a19e-9b22cfa4318b",
+                     *         "member_count": 1,
+                     *         "created_at": "2026-11-24T23:04:14.431Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Community"];
                     };
@@ -5988,6 +6507,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount_cents": 100,
+                 *       "code": "133120"
+                 *     }
+                 */
                 "application/json": {
                     /** @description At most the fund balance (400 `INSUFFICIENT_FUNDS` otherwise) */
                     amount_cents: number;
@@ -6002,6 +6527,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "06f2b2cd-00fa-40a6-a383-d058f7000748",
+                     *         "community_id": "0ef1b055-9bd8-4f74-885d-205893752165",
+                     *         "amount_cents": 100,
+                     *         "currency": "USD",
+                     *         "status": "transferred",
+                     *         "fund_balance_cents": 4725,
+                     *         "created_at": "2026-11-24T22:58:54.061Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount_cents: number;
@@ -6112,6 +6650,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "method": "email",
+                     *         "sent_to_hint": "o***@example.test",
+                     *         "expires_at": "2026-11-24T23:08:53.586Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             expires_at: string;
@@ -6184,7 +6731,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description `all_open` lists both */
                 status?: "pending_approval" | "requires_payment_method" | "all_open";
@@ -6204,6 +6751,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CommunityJoinRequest"][];
                         pagination: {
@@ -6265,6 +6822,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "b349fcf7-ca81-4e01-a2e3-11dae88daaa2",
+                     *         "community_id": "0c319a40-2ff6-4a16-b882-065709cfd8c7",
+                     *         "user": {
+                     *           "id": "819cb773-9ddc-4534-9a4e-abecf8748f8a",
+                     *           "name": "Test User",
+                     *           "avatar": null
+                     *         },
+                     *         "interval": "month",
+                     *         "amount_cents": 3000,
+                     *         "currency": "USD",
+                     *         "status": "approved",
+                     *         "decided_at": "2026-11-24T23:04:14.928Z",
+                     *         "created_at": "2026-11-24T23:04:14.862Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CommunityJoinRequest"];
                     };
@@ -6348,6 +6924,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "30d6b1e4-4051-4a81-8ac2-7ce1940da384",
+                     *         "community_id": "bf34d853-a26d-4d21-92f0-dd6186ad9237",
+                     *         "user": {
+                     *           "id": "9b677939-8bc2-4eab-a642-2466412288db",
+                     *           "name": "Test User",
+                     *           "avatar": null
+                     *         },
+                     *         "interval": "month",
+                     *         "amount_cents": 1500,
+                     *         "currency": "USD",
+                     *         "status": "declined",
+                     *         "decided_at": "2026-11-24T23:04:15.109Z",
+                     *         "created_at": "2026-11-24T23:04:15.049Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CommunityJoinRequest"];
                     };
@@ -6415,6 +7010,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "interval": "month"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Must be the community's interval (400 `INTERVAL_NOT_OFFERED` otherwise)
@@ -6431,6 +7031,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "join_id": "82b0417c-0fc4-45e3-8486-d21649969070",
+                     *         "status": "pending_payment",
+                     *         "intent_type": "payment",
+                     *         "client_secret": "pi_sb_9ff73a99b21531e1f530601a_secret_96838824ee81647a3153d8e0"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             client_secret: string;
@@ -6527,6 +7137,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "community_id": "c20c6457-d5ff-4237-8485-fc7deeb58903",
+                     *         "user_id": "7b244ece-8b4f-439c-bf54-98ccf668460e",
+                     *         "role": "leader",
+                     *         "status": "active"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             community_id: string;
@@ -6596,6 +7216,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "community_id": "c20c6457-d5ff-4237-8485-fc7deeb58903",
+                     *         "user_id": "7b244ece-8b4f-439c-bf54-98ccf668460e",
+                     *         "role": "member",
+                     *         "status": "active"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             community_id: string;
@@ -6664,6 +7294,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5c215680-fcc5-4bd4-8277-c30bd2e3b371",
+                     *           "name": "Big cj7ujb",
+                     *           "slug": "user-71adbb16",
+                     *           "avatar": null,
+                     *           "fundsRaised": 1234567.89
+                     *         },
+                     *         {
+                     *           "id": "122ccae9-decc-42da-a577-a3a3c79ab792",
+                     *           "name": "Creator vxa57t",
+                     *           "slug": "user-d3b7fefa",
+                     *           "avatar": null,
+                     *           "fundsRaised": 725
+                     *         }
+                     *       ],
+                     *       "cached": false
+                     *     }
+                     */
                     "application/json": {
                         /** @description whether this answer came from the cache (up to 60 s old) */
                         cached: boolean;
@@ -6720,6 +7371,19 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "complainant_name": "Ada Photographer",
+                 *       "complainant_email": "Ada@Example.org",
+                 *       "work_description": "My photo <b>\"Harbour at dawn\"</b>, published 2025.",
+                 *       "infringing_urls": [
+                 *         "https://site.test/fundraisers/some-campaign"
+                 *       ],
+                 *       "good_faith": true,
+                 *       "accuracy": true,
+                 *       "signature": "Ada Photographer"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description the accuracy statement, under penalty of perjury; must be true
@@ -6751,6 +7415,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7c026e7d-7e26-4537-8ca4-6d0aa609f408",
+                     *         "status": "received"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -6895,6 +7567,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fundraiser_id": "1ef0c857-aa12-4860-a811-488bbeed126c",
+                 *       "amount_cents": 2000,
+                 *       "donor_email": "typed@example.test",
+                 *       "donor_name": "Typed Donor"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The gift to the campaign, in the campaign's currency: 100 to 10,000,000 cents */
                     amount_cents: number;
@@ -6929,6 +7609,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "donation_id": "2762a90a-75d0-44e0-892f-42d395989302",
+                     *         "url": "http://api.test/sandbox/checkout/cs_sb_3ab2906b03d7dc8dd42d7b26",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             donation_id: string;
@@ -7021,6 +7710,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "90e836fa-41a7-4e6e-bde0-6cfe682e1b94",
+                     *         "status": "pending",
+                     *         "amount_cents": 2500,
+                     *         "tip_cents": 0,
+                     *         "currency": "USD",
+                     *         "fundraiser": {
+                     *           "id": "307d1c67-5544-4be2-a85f-9d8ecbe93712",
+                     *           "title": "Test campaign e36a4cf3",
+                     *           "slug": "test-campaign-e36a4cf3"
+                     *         },
+                     *         "receipt_id": null,
+                     *         "created_at": "2026-11-24T22:58:36.375Z",
+                     *         "paid_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Donation"];
                     };
@@ -7072,6 +7780,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "receipt_id": "scFyE33iFeLicqhkBUNWGgVEZak8sp9a",
+                     *         "donation_id": "2d769b12-d8ee-4017-bab8-cf3562a19de0",
+                     *         "fundraiser": {
+                     *           "id": "fdba01b6-0798-4e20-8b1b-45350315658a",
+                     *           "title": "Test campaign 01659d01",
+                     *           "slug": "test-campaign-01659d01"
+                     *         },
+                     *         "amount_cents": 1000,
+                     *         "tip_cents": 300,
+                     *         "currency": "USD",
+                     *         "donor_name": "Grace",
+                     *         "paid_at": "2026-11-24T22:58:37.822Z",
+                     *         "note": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount_cents: number;
@@ -7136,6 +7863,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "Go <i>team</i>!"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 1 to 500 characters of plain text */
                     note: string;
@@ -7149,6 +7881,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cf605781-7dc4-4e1b-9239-086e9fe370e0",
+                     *         "fundraiser_id": "fdba01b6-0798-4e20-8b1b-45350315658a",
+                     *         "parent_id": null,
+                     *         "body": "Go team!",
+                     *         "gif_id": null,
+                     *         "like_count": 0,
+                     *         "liked_by_me": false,
+                     *         "author": {
+                     *           "id": "64f9019a-31f2-4bc6-80c5-c6e344fccfa2",
+                     *           "name": "Noter",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-31a92cdb"
+                     *         },
+                     *         "created_at": "2026-11-24T22:58:38.150Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             author: {
@@ -7237,6 +7989,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "receipt_id": "iTXZMrL-vrUjJ4S_373-YS9iV9VYeRvq",
+                 *       "email": "friend@example.test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -7251,6 +8009,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "queued"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -7333,6 +8098,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "34aa3b47-4baa-493e-a981-bdb64afdd64d",
+                     *           "amount_cents": 1200,
+                     *           "currency": "USD",
+                     *           "donor_name": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-24T22:58:38.316Z",
+                     *           "fundraiser": {
+                     *             "id": "a08c2b8d-a1c0-4596-b063-00483d8ef96e",
+                     *             "title": "Test campaign 1e5a48d4",
+                     *             "slug": "test-campaign-1e5a48d4"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "e7aaf0a0-84eb-4a16-a31a-db0bc1f2db70",
+                     *           "amount_cents": 1100,
+                     *           "currency": "USD",
+                     *           "donor_name": "Named",
+                     *           "message": "Hi",
+                     *           "created_at": "2026-11-24T22:58:38.308Z",
+                     *           "fundraiser": {
+                     *             "id": "a08c2b8d-a1c0-4596-b063-00483d8ef96e",
+                     *             "title": "Test campaign 1e5a48d4",
+                     *             "slug": "test-campaign-1e5a48d4"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount_cents: number;
@@ -7398,6 +8195,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "name": null,
+                     *         "given_cents": 25000,
+                     *         "gifts": 1,
+                     *         "campaigns": [
+                     *           {
+                     *             "id": "14314c72-f7c8-4c05-9cff-c39dfb55040d",
+                     *             "title": "Test campaign 68a09fd7",
+                     *             "slug": "test-campaign-68a09fd7"
+                     *           }
+                     *         ],
+                     *         "campaignsHidden": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             campaigns: {
@@ -7469,6 +8283,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "features.comments",
+                     *           "enabled": true,
+                     *           "updated_at": null
+                     *         },
+                     *         {
+                     *           "key": "features.dmca_workflow",
+                     *           "enabled": true,
+                     *           "updated_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             enabled: boolean;
@@ -7509,7 +8339,7 @@ export interface operations {
                 limit?: number;
                 /** @description `<lat>,<lng>` decimal degrees. Lists only campaigns whose city point lies within radius_mi, nearest first then most raised; each card carries distance_mi. Invalid, empty or repeated: 400 `invalid_near`. */
                 near?: string | string[];
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description true: projects only; false: fundraisers only; omitted: both. */
                 projects?: string | string[];
@@ -7534,6 +8364,75 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "96834e13-30f6-462f-8212-662fa6f3a25d",
+                     *           "title": "Round trip zqcacheabfaecdb",
+                     *           "slug": "test-campaign-34424491",
+                     *           "summary": "A test campaign",
+                     *           "goal_amount_cents": 100000,
+                     *           "total_raised_cents": 0,
+                     *           "percentage_funded": 0,
+                     *           "currency": "USD",
+                     *           "status": "active",
+                     *           "type": "personal",
+                     *           "is_project": false,
+                     *           "category": null,
+                     *           "category_name": null,
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "cover_image_focal_x": null,
+                     *           "cover_image_focal_y": null,
+                     *           "cover_tint": null,
+                     *           "location": null,
+                     *           "end_date": null,
+                     *           "donor_count": 0,
+                     *           "owner": {
+                     *             "id": "f157923b-56ee-469d-9c09-96d291776be5",
+                     *             "name": "Cache Owner",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-b18523d1"
+                     *           },
+                     *           "created_at": "2026-11-24T23:04:07.399Z"
+                     *         },
+                     *         {
+                     *           "id": "8699d7a5-5a2c-4499-9143-d20327d2fce5",
+                     *           "title": "Test campaign 486a74c9",
+                     *           "slug": "test-campaign-486a74c9",
+                     *           "summary": "A test campaign",
+                     *           "goal_amount_cents": 100000,
+                     *           "total_raised_cents": 0,
+                     *           "percentage_funded": 0,
+                     *           "currency": "USD",
+                     *           "status": "active",
+                     *           "type": "personal",
+                     *           "is_project": false,
+                     *           "category": "1",
+                     *           "category_name": "Medical",
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "cover_image_focal_x": null,
+                     *           "cover_image_focal_y": null,
+                     *           "cover_tint": null,
+                     *           "location": null,
+                     *           "end_date": null,
+                     *           "donor_count": 0,
+                     *           "owner": {
+                     *             "id": "f157923b-56ee-469d-9c09-96d291776be5",
+                     *             "name": "Cache Owner",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-b18523d1"
+                     *           },
+                     *           "created_at": "2026-11-24T23:04:07.301Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FundraiserCard"][];
                         pagination: {
@@ -7594,6 +8493,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Tint 05738e0a-09a0-4b55-899e-3d7ac13158a1",
+                 *       "goal_amount_cents": 1000,
+                 *       "status": "draft",
+                 *       "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWM4ISdHNmIY1Sw3GmByo4lEbjRjyA1cYQAAS6uWUAFQruUAAAAASUVORK5CYII="
+                 *     }
+                 */
                 "application/json": {
                     beneficiary_contact?: string | null;
                     beneficiary_name?: string | null;
@@ -7642,6 +8549,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f4b1f82b-5fb7-4e3c-a74b-52145c882821",
+                     *         "title": "Tint 05738e0a-09a0-4b55-899e-3d7ac13158a1",
+                     *         "slug": "tint-05738e0a-09a0-4b55-899e-3d7ac13158a1",
+                     *         "summary": null,
+                     *         "story_html": null,
+                     *         "goal_amount_cents": 1000,
+                     *         "currency": "USD",
+                     *         "status": "draft",
+                     *         "visibility": "public",
+                     *         "type": "personal",
+                     *         "is_project": false,
+                     *         "category": null,
+                     *         "tags": null,
+                     *         "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWM4ISdHNmIY1Sw3GmByo4lEbjRjyA1cYQAAS6uWUAFQruUAAAAASUVORK5CYII=",
+                     *         "cover_image_focal_x": null,
+                     *         "cover_image_focal_y": null,
+                     *         "images": null,
+                     *         "video_url": null,
+                     *         "location": null,
+                     *         "beneficiary_name": null,
+                     *         "owner_user_id": "81737595-773f-4fb4-bc76-99e08dc5081e",
+                     *         "org_id": null,
+                     *         "donor_count": 0,
+                     *         "source_language": "en",
+                     *         "end_date": null,
+                     *         "approved_at": null,
+                     *         "goal_reached_at": null,
+                     *         "cover_tint": null,
+                     *         "donations_last_24h": 0,
+                     *         "beneficiary_contact": null,
+                     *         "trustStatus": {
+                     *           "aiDecision": "block",
+                     *           "trustScore": 75,
+                     *           "payoutHold": true,
+                     *           "rejectionReasons": [
+                     *             "story_too_short"
+                     *           ],
+                     *           "userMessages": [
+                     *             {
+                     *               "code": "STORY_TOO_SHORT",
+                     *               "field": "story_html",
+                     *               "message": "The story needs at least 20 characters of text."
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Fundraiser"];
                     };
@@ -7731,6 +8689,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8699d7a5-5a2c-4499-9143-d20327d2fce5",
+                     *         "title": "Test campaign 486a74c9",
+                     *         "slug": "test-campaign-486a74c9",
+                     *         "summary": "A test campaign",
+                     *         "story_html": "<p>A story long enough to read.</p>",
+                     *         "goal_amount_cents": 100000,
+                     *         "currency": "USD",
+                     *         "status": "active",
+                     *         "visibility": "public",
+                     *         "type": "personal",
+                     *         "is_project": false,
+                     *         "category": "1",
+                     *         "tags": null,
+                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image_focal_x": null,
+                     *         "cover_image_focal_y": null,
+                     *         "images": null,
+                     *         "video_url": null,
+                     *         "location": null,
+                     *         "beneficiary_name": null,
+                     *         "owner_user_id": "f157923b-56ee-469d-9c09-96d291776be5",
+                     *         "org_id": null,
+                     *         "donor_count": 0,
+                     *         "source_language": "en",
+                     *         "end_date": null,
+                     *         "approved_at": "2026-11-24T23:04:07.301Z",
+                     *         "goal_reached_at": null,
+                     *         "cover_tint": null,
+                     *         "donations_last_24h": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Fundraiser"];
                     };
@@ -7791,6 +8784,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Fundraiser deleted",
+                     *       "id": "48453acb-a5ae-475a-a2a8-af3d22103cfb"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         message: string;
@@ -7846,6 +8845,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWMQ0bhDNmIY1XxnNMDujCaSO6MZ487AFQYAhEO1kGHYQZEAAAAASUVORK5CYII="
+                 *     }
+                 */
                 "application/json": {
                     beneficiary_contact?: string | null;
                     beneficiary_name?: string | null;
@@ -7892,6 +8896,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7f633ff8-16c9-4b65-b2d9-6593747219b4",
+                     *         "title": "Gray 8da4f9c8-e929-4f5a-9f6e-6310070d8fbd",
+                     *         "slug": "gray-8da4f9c8-e929-4f5a-9f6e-6310070d8fbd",
+                     *         "summary": null,
+                     *         "story_html": null,
+                     *         "goal_amount_cents": 1000,
+                     *         "currency": "USD",
+                     *         "status": "draft",
+                     *         "visibility": "public",
+                     *         "type": "personal",
+                     *         "is_project": false,
+                     *         "category": null,
+                     *         "tags": null,
+                     *         "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWMQ0bhDNmIY1XxnNMDujCaSO6MZ487AFQYAhEO1kGHYQZEAAAAASUVORK5CYII=",
+                     *         "cover_image_focal_x": null,
+                     *         "cover_image_focal_y": null,
+                     *         "images": null,
+                     *         "video_url": null,
+                     *         "location": null,
+                     *         "beneficiary_name": null,
+                     *         "owner_user_id": "713b6b97-56b9-4342-9ee2-c4d8ab3fe837",
+                     *         "org_id": null,
+                     *         "donor_count": 0,
+                     *         "source_language": "en",
+                     *         "end_date": null,
+                     *         "approved_at": null,
+                     *         "goal_reached_at": null,
+                     *         "cover_tint": null,
+                     *         "donations_last_24h": 0,
+                     *         "beneficiary_contact": null,
+                     *         "trustStatus": {
+                     *           "aiDecision": "block",
+                     *           "trustScore": 75,
+                     *           "payoutHold": true,
+                     *           "rejectionReasons": [
+                     *             "story_too_short"
+                     *           ],
+                     *           "userMessages": [
+                     *             {
+                     *               "code": "STORY_TOO_SHORT",
+                     *               "field": "story_html",
+                     *               "message": "The story needs at least 20 characters of text."
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Fundraiser"];
                     };
@@ -7967,7 +9022,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -7984,6 +9039,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Comment"][];
                         pagination: {
@@ -8046,6 +9111,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "yay"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Plain text (tags are stripped); may be empty only with gif_id
@@ -8065,6 +9135,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "69a6ea8c-dc5d-4cae-aca8-e5ed2bc2b5a4",
+                     *         "fundraiser_id": "d2f3dc27-e912-429f-a8f3-7c62a902f990",
+                     *         "parent_id": null,
+                     *         "body": "yay",
+                     *         "gif_id": null,
+                     *         "like_count": 0,
+                     *         "liked_by_me": false,
+                     *         "author": {
+                     *           "id": "a4568a51-7e6d-4a86-a5e9-1f6d422fc520",
+                     *           "name": "Test User",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-591d16f5"
+                     *         },
+                     *         "created_at": "2026-11-24T23:04:08.215Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             author: {
@@ -8182,6 +9272,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "Great <i>cause</i>"
+                 *     }
+                 */
                 "application/json": {
                     /** @description plain text (markup removed), at most 500 characters */
                     message?: string | null;
@@ -8195,6 +9290,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fundraiser_id": "ec97b053-9f65-44ae-8946-951f1ba803cb",
+                     *         "endorser": {
+                     *           "id": "3291f3e9-b94b-4aba-91f4-ee54f8695fd4",
+                     *           "name": "Fan <b>One</b>",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-83241936"
+                     *         },
+                     *         "message": "Great cause",
+                     *         "created_at": "2026-11-24T23:00:22.096Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Endorsement"];
                     };
@@ -8353,6 +9463,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "friend@example.test"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
@@ -8369,6 +9484,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "70c14ec0-c21e-424c-8cc1-bec7e5cb0f58",
+                     *         "fundraiser_id": "677ea6cd-86bf-4d73-a5a6-616d72d1bac9",
+                     *         "email": "friend@example.test",
+                     *         "created_at": "2026-11-24T23:00:22.598Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             created_at: string;
@@ -8485,6 +9610,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a4b0790d-f932-40eb-853e-5dd841378d91",
+                     *         "kind": "image",
+                     *         "url": "http://api.test/media/uploads/38453017-1034-4dff-a459-defc0ee9c4a8/cbab8280-0857-4983-a247-38fcd322180d.png",
+                     *         "content_type": "image/png",
+                     *         "bytes": 1415,
+                     *         "width": 320,
+                     *         "height": 200
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["MediaUpload"];
                     };
@@ -8602,6 +9740,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "milestones": [
+                     *         {
+                     *           "id": "61f88b4c-d7c9-4853-842d-ca6225febfd7",
+                     *           "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *           "title": "Early one",
+                     *           "description": null,
+                     *           "due_date": "2027-01-01",
+                     *           "amount_cents": null,
+                     *           "status": "planned",
+                     *           "completed_at": null,
+                     *           "created_at": "2026-11-24T22:59:23.183Z"
+                     *         },
+                     *         {
+                     *           "id": "a82302bb-f675-484b-83f8-8cccdb6abb3d",
+                     *           "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *           "title": "Early two",
+                     *           "description": null,
+                     *           "due_date": "2027-01-01",
+                     *           "amount_cents": null,
+                     *           "status": "planned",
+                     *           "completed_at": null,
+                     *           "created_at": "2026-11-24T22:59:23.193Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description by due date (undated last), then creation */
                         milestones: components["schemas"]["Milestone"][];
@@ -8657,6 +9823,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "body_html": "<p>Report 0</p>"
+                 *     }
+                 */
                 "application/json": {
                     /** @description sanitised with the story allow-list; some text must remain */
                     body_html: string;
@@ -8672,6 +9843,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "body_html": "<p>Report 0</p>",
+                     *         "images": [],
+                     *         "updated_at": "2026-11-24T22:59:07.419Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             body_html: string;
@@ -8754,6 +9934,84 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": {
+                     *         "shares": 0,
+                     *         "visits": 0,
+                     *         "donations": 0,
+                     *         "raised_cents": 0
+                     *       },
+                     *       "channels": {
+                     *         "facebook": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "x": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "whatsapp": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "telegram": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "email": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "sms": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "linkedin": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "copy_link": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "qr": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         },
+                     *         "other": {
+                     *           "shares": 0,
+                     *           "visits": 0,
+                     *           "donations": 0,
+                     *           "raised_cents": 0
+                     *         }
+                     *       },
+                     *       "unattributed": {
+                     *         "shares": 0,
+                     *         "visits": 0,
+                     *         "donations": 0,
+                     *         "raised_cents": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         channels: {
                             copy_link: {
@@ -8880,6 +10138,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "visits": 2,
+                     *         "endorser_visits": 1,
+                     *         "donations": 0,
+                     *         "raised_cents": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             donations: number;
@@ -8933,6 +10201,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "channel": "whatsapp"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     channel: "facebook" | "x" | "whatsapp" | "telegram" | "email" | "sms" | "linkedin" | "copy_link" | "qr" | "other";
@@ -8946,6 +10219,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fundraiser_id": "921ee89a-8e08-439e-873e-b174d29da7aa",
+                     *         "channel": "whatsapp",
+                     *         "shares_count": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -9029,6 +10311,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fundraiser_id": "f5da2919-bdff-495b-8437-b8c30c35db2c",
+                     *         "title": "Test campaign 8c31da37",
+                     *         "goal_amount_cents": 20000,
+                     *         "total_raised_cents": 5000,
+                     *         "total_tips_cents": 0,
+                     *         "donation_count": 3,
+                     *         "donor_count": 2,
+                     *         "percentage_funded": 25
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["FundraiserStats"];
                 };
             };
@@ -9085,6 +10381,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "label": "Bbb e870c0, Testland",
+                     *           "lat": -1.01,
+                     *           "lng": 100,
+                     *           "count": 2
+                     *         },
+                     *         {
+                     *           "label": "Ccc e870c0, Testland",
+                     *           "lat": 5,
+                     *           "lng": 5,
+                     *           "count": 2
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["City"][];
                     };
@@ -9129,6 +10443,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8699d7a5-5a2c-4499-9143-d20327d2fce5",
+                     *         "title": "Test campaign 486a74c9",
+                     *         "slug": "test-campaign-486a74c9",
+                     *         "summary": "A test campaign",
+                     *         "story_html": "<p>A story long enough to read.</p>",
+                     *         "goal_amount_cents": 100000,
+                     *         "currency": "USD",
+                     *         "status": "active",
+                     *         "visibility": "public",
+                     *         "type": "personal",
+                     *         "is_project": false,
+                     *         "category": "1",
+                     *         "tags": null,
+                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image_focal_x": null,
+                     *         "cover_image_focal_y": null,
+                     *         "images": null,
+                     *         "video_url": null,
+                     *         "location": null,
+                     *         "beneficiary_name": null,
+                     *         "owner_user_id": "f157923b-56ee-469d-9c09-96d291776be5",
+                     *         "org_id": null,
+                     *         "donor_count": 0,
+                     *         "source_language": "en",
+                     *         "end_date": null,
+                     *         "approved_at": "2026-11-24T23:04:07.301Z",
+                     *         "goal_reached_at": null,
+                     *         "cover_tint": null,
+                     *         "donations_last_24h": 0,
+                     *         "total_raised_cents": 0,
+                     *         "category_name": "Medical",
+                     *         "profiles": {
+                     *           "name": "Cache Owner",
+                     *           "avatar": null,
+                     *           "email_verified": true,
+                     *           "profile_slug": "user-b18523d1"
+                     *         },
+                     *         "donation_count": 0,
+                     *         "percentage_funded": 0,
+                     *         "shares_count": 0,
+                     *         "outcome_report": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Fundraiser"];
                     };
@@ -9423,7 +10784,7 @@ export interface operations {
                 lang?: "en" | "ru" | "uk" | "es" | null;
                 /** @description 1 to 50, default 20; larger is 50; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 4999 is 4999 */
+                /** @description 0 or more, default 0; negative or non-numeric is 0; up to 10000 accepted, served as at most 4999; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description the search term; whitespace collapsed, cut to 50 characters; empty answers an empty list */
                 q?: string | null;
@@ -9440,6 +10801,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "t1",
+                     *           "url": "https://media.tenor.test/t1.gif",
+                     *           "preview_url": "https://media.tenor.test/t1-tiny.gif",
+                     *           "width": 498,
+                     *           "height": 280,
+                     *           "title": "Party"
+                     *         },
+                     *         {
+                     *           "id": "t2",
+                     *           "url": "https://media.tenor.test/t2.gif",
+                     *           "preview_url": "https://media.tenor.test/t2.gif",
+                     *           "width": 320,
+                     *           "height": 320,
+                     *           "title": "Thank you"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Gif"][];
                     };
@@ -9490,7 +10873,7 @@ export interface operations {
                 lang?: "en" | "ru" | "uk" | "es" | null;
                 /** @description 1 to 50, default 20; larger is 50; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 4999 is 4999 */
+                /** @description 0 or more, default 0; negative or non-numeric is 0; up to 10000 accepted, served as at most 4999; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -9505,6 +10888,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "t1",
+                     *           "url": "https://media.tenor.test/t1.gif",
+                     *           "preview_url": "https://media.tenor.test/t1-tiny.gif",
+                     *           "width": 498,
+                     *           "height": 280,
+                     *           "title": "Party"
+                     *         },
+                     *         {
+                     *           "id": "t2",
+                     *           "url": "https://media.tenor.test/t2.gif",
+                     *           "preview_url": "https://media.tenor.test/t2.gif",
+                     *           "width": 320,
+                     *           "height": 320,
+                     *           "title": "Thank you"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Gif"][];
                     };
@@ -9568,6 +10973,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "kind": "gift",
+                     *           "at": "2026-11-24T23:04:14.394Z",
+                     *           "fundraiser": {
+                     *             "id": "87d31a54-8a2c-4ab0-8722-b125a9bd3105",
+                     *             "title": "Activity water well",
+                     *             "slug": "test-campaign-87c090a6"
+                     *           },
+                     *           "amount_cents": 2500,
+                     *           "currency": "USD",
+                     *           "donor_name": null
+                     *         },
+                     *         {
+                     *           "kind": "gift",
+                     *           "at": "2026-11-24T23:04:13.375Z",
+                     *           "fundraiser": {
+                     *             "id": "87d31a54-8a2c-4ab0-8722-b125a9bd3105",
+                     *             "title": "Activity water well",
+                     *             "slug": "test-campaign-87c090a6"
+                     *           },
+                     *           "amount_cents": 1500,
+                     *           "currency": "USD",
+                     *           "donor_name": "Visible Vera"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: ({
                             amount_cents: number;
@@ -9680,6 +11115,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "user-5065a1b2@example.test",
+                 *       "challengeName": "NEW_PASSWORD_REQUIRED",
+                 *       "session": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl",
+                 *       "newPassword": "brand-new-9"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     challengeName: "NEW_PASSWORD_REQUIRED";
@@ -9697,6 +11140,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Signed in",
+                     *       "user": {
+                     *         "id": "fce11954-24b8-4a72-a37e-2d61663cb6d3",
+                     *         "email": "user-5065a1b2@example.test",
+                     *         "name": "Test User",
+                     *         "avatar": null,
+                     *         "role": "user",
+                     *         "email_verified": true,
+                     *         "profile_slug": "user-3c8582ae"
+                     *       },
+                     *       "expiresIn": 3600
+                     *     }
+                     */
                     "application/json": {
                         expiresIn: number;
                         message: string;
@@ -9765,6 +11223,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct-horse-42",
+                 *       "newPassword": "changed-pass-3"
+                 *     }
+                 */
                 "application/json": {
                     currentPassword: string;
                     newPassword: string;
@@ -9778,6 +11242,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Password changed"
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -9848,6 +11317,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "user-9f383360@example.test",
+                 *       "code": "904519"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                     /** Format: email */
@@ -9862,6 +11337,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Account confirmed. You can sign in now."
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -9914,6 +11394,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "nobody@example.test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -9927,6 +11412,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "If an account exists for this address, we sent a code to reset the password."
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -9985,6 +11475,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Signed out"
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -10016,6 +11511,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "961ffe10-dc4f-4bda-9d83-e0001358071d",
+                     *         "email": "user-05625dcc@example.test",
+                     *         "name": "Test User",
+                     *         "avatar": null,
+                     *         "role": "user",
+                     *         "email_verified": true,
+                     *         "profile_slug": "user-021a2037"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         user: {
                             avatar: string | null;
@@ -10165,6 +11673,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Session refreshed",
+                     *       "expiresIn": 3600
+                     *     }
+                     */
                     "application/json": {
                         expiresIn: number;
                         message: string;
@@ -10221,6 +11735,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "user-c6ab8d77@example.test"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                 };
@@ -10233,6 +11752,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "If an account with that address exists and is not yet verified, a new verification link has been sent."
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -10303,6 +11827,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "user-da84c3b4@example.test",
+                 *       "code": "931867",
+                 *       "newPassword": "fresh-start-5"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                     /** Format: email */
@@ -10318,6 +11849,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Your password has been reset. Sign in with the new password."
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -10370,6 +11906,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "IDP-1795561112438-9@EXAMPLE.TEST",
+                 *       "password": "sturdy-pass-7"
+                 *     }
+                 */
                 "application/json": {
                     captchaToken?: string;
                     /** Format: email */
@@ -10385,6 +11927,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Signed in",
+                     *       "user": {
+                     *         "id": "12dc2445-7dcb-4864-b8ba-cb453f0a2a7e",
+                     *         "email": "idp-1795561112438-9@example.test",
+                     *         "name": "Sam",
+                     *         "avatar": null,
+                     *         "role": "user",
+                     *         "email_verified": false,
+                     *         "profile_slug": null
+                     *       },
+                     *       "expiresIn": 3600
+                     *     }
+                     */
                     "application/json": {
                         expiresIn: number;
                         message: string;
@@ -10462,6 +12019,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "idp-1795561112134-1@example.test",
+                 *       "password": "sturdy-pass-7"
+                 *     }
+                 */
                 "application/json": {
                     ambassadorInviteToken?: string;
                     captchaToken?: string;
@@ -10479,6 +12042,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Account created. We sent a link to verify your email address.",
+                     *       "userConfirmed": true,
+                     *       "user": {
+                     *         "id": "e747c249-8d65-4d06-8bd1-1d120794bc15",
+                     *         "email": "idp-1795561112134-1@example.test",
+                     *         "name": null,
+                     *         "avatar": null,
+                     *         "role": "user",
+                     *         "email_verified": false,
+                     *         "profile_slug": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                         user: components["schemas"]["SessionUser"];
@@ -10592,6 +12170,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "image_url": "http://api.test/media/uploads/a782d1bd-3566-4417-adca-a33fd9095305/9f42c133-2bb1-4dd6-b540-18e4e4be33d3.png",
+                 *       "crop": {
+                 *         "x": 10,
+                 *         "y": 20,
+                 *         "width": 120,
+                 *         "height": 90
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description pixels of the original, inside its bounds */
                     crop: {
@@ -10612,6 +12201,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "47e1b5f1-fcd8-4648-888a-4a0e9521b5b1",
+                     *         "url": "http://api.test/media/crops/081d02fc-4375-4412-b51e-c7aeea7c39d9/1564e1ec-482c-4cd4-84f4-bf400539c1d0.png",
+                     *         "original_url": "http://api.test/media/uploads/a782d1bd-3566-4417-adca-a33fd9095305/9f42c133-2bb1-4dd6-b540-18e4e4be33d3.png",
+                     *         "crop": {
+                     *           "x": 10,
+                     *           "y": 20,
+                     *           "width": 120,
+                     *           "height": 90
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ImageCrop"];
                     };
@@ -10691,6 +12295,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "original_url": "http://api.test/media/uploads/a782d1bd-3566-4417-adca-a33fd9095305/9f42c133-2bb1-4dd6-b540-18e4e4be33d3.png",
+                     *         "crops": [
+                     *           {
+                     *             "id": "47e1b5f1-fcd8-4648-888a-4a0e9521b5b1",
+                     *             "url": "http://api.test/media/crops/081d02fc-4375-4412-b51e-c7aeea7c39d9/1564e1ec-482c-4cd4-84f4-bf400539c1d0.png",
+                     *             "crop": {
+                     *               "x": 10,
+                     *               "y": 20,
+                     *               "width": 120,
+                     *               "height": 90
+                     *             },
+                     *             "created_at": "2026-11-24T22:59:45.919Z"
+                     *           },
+                     *           {
+                     *             "id": "13f9b39f-98eb-4d93-b2e4-6889ad148d88",
+                     *             "url": "http://api.test/media/crops/081d02fc-4375-4412-b51e-c7aeea7c39d9/3fcfe757-4ad2-463a-ba44-d874ee7083ff.png",
+                     *             "crop": {
+                     *               "x": 0,
+                     *               "y": 0,
+                     *               "width": 50,
+                     *               "height": 50
+                     *             },
+                     *             "created_at": "2026-11-24T22:59:46.114Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             crops: {
@@ -10759,6 +12394,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "prompt": "  <b>A sunrise</b>   over a\n garden ",
+                 *       "style": "watercolor"
+                 *     }
+                 */
                 "application/json": {
                     /** @description what the cover shows; plain text, 3 to 1000 characters once markup is removed */
                     prompt: string;
@@ -10774,6 +12415,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "http://api.test/media/ai-covers/5f3c5832-6150-41f3-97dc-bcc8354fd56e/0844227e-d6bd-49b1-9cf6-540d51772d36.png"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             url: string;
@@ -10873,7 +12521,7 @@ export interface operations {
                 lang?: string;
                 /** @description 1 to 100, default 25; larger is 100; missing, zero, negative or non-numeric is 25 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description all (default), 30d, 7d: gifts settled in that window */
                 period?: "all" | "30d" | "7d";
@@ -10892,6 +12540,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "rank": 1,
+                     *           "kind": "user",
+                     *           "user": {
+                     *             "id": "9bac3227-81ce-4890-bc6c-3e9c0bc4e86f",
+                     *             "name": "Creator gegz2i",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-3f6120cb"
+                     *           },
+                     *           "anonymousKey": null,
+                     *           "raised_cents": 72000,
+                     *           "given_cents": 0,
+                     *           "driven_cents": 0,
+                     *           "impact_cents": 72000
+                     *         },
+                     *         {
+                     *           "rank": 2,
+                     *           "kind": "user",
+                     *           "user": {
+                     *             "id": "41c628df-a21d-4f99-97ab-cd781ac997a7",
+                     *             "name": "Donor gegz2i",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-2e2279b8"
+                     *           },
+                     *           "anonymousKey": null,
+                     *           "raised_cents": 0,
+                     *           "given_cents": 40000,
+                     *           "driven_cents": 0,
+                     *           "impact_cents": 40000
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 100,
+                     *         "offset": 0,
+                     *         "total": 4
+                     *       },
+                     *       "me": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LeaderboardEntry"][];
                         /** @description the caller's standing in this period and audience; null for guests */
@@ -10970,6 +12660,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "zip": "78701",
+                     *         "city": "Austin",
+                     *         "state": "TX",
+                     *         "label": "Austin, TX",
+                     *         "lat": 30.2713,
+                     *         "lng": -97.7426
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             city: string;
@@ -11042,6 +12744,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e3a79c6a-095d-44e5-a1a9-a17e89fbf525",
+                     *           "fundraiser_id": "e825264a-c980-460c-9710-23616345f00f",
+                     *           "type": "update",
+                     *           "title": "Week 1",
+                     *           "body": "Something happened",
+                     *           "language": "en",
+                     *           "like_count": 0,
+                     *           "liked_by_me": false,
+                     *           "created_at": "2026-11-24T23:04:08.586Z",
+                     *           "edited_at": null,
+                     *           "is_read": false,
+                     *           "read_at": null,
+                     *           "author": {
+                     *             "id": "4998e387-64d2-4d86-92d4-5deb75c8eb7a",
+                     *             "name": "Test User",
+                     *             "avatar": null
+                     *           },
+                     *           "fundraiser": {
+                     *             "id": "e825264a-c980-460c-9710-23616345f00f",
+                     *             "title": "Test campaign 9eb8a544",
+                     *             "slug": "test-campaign-9eb8a544",
+                     *             "cover_image": "https://img.example.test/cover.jpg"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "unread_count": 1
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             author: {
@@ -11121,6 +12856,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "updated": 1,
+                     *       "unread_count": 1
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         unread_count: number;
@@ -11175,6 +12917,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "until": "2026-11-24T23:04:21.521Z"
+                 *     }
+                 */
                 "application/json": {
                     /** @description only updates posted at or before it are marked */
                     until?: string;
@@ -11188,6 +12935,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "updated": 2,
+                     *       "unread_count": 1
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         unread_count: number;
@@ -11248,6 +13002,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user_id": "3e45be71-2308-410a-bec5-02e61756fa3e",
+                     *         "credential": "id_token",
+                     *         "roles": [
+                     *           "user"
+                     *         ],
+                     *         "permissions": [
+                     *           "api_keys.manage",
+                     *           "api_keys.read"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -11285,7 +13054,7 @@ export interface operations {
                 fundraiser_id?: string;
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description one of paid, refunded, failed, pending */
                 status?: string;
@@ -11302,6 +13071,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "00feea16-5932-41b2-9163-412303ac64d6",
+                     *           "fundraiser": {
+                     *             "id": "d435d5ba-383c-4d74-bb17-f5f134ce0c95",
+                     *             "title": "Test campaign 690eb9ea",
+                     *             "slug": "test-campaign-690eb9ea"
+                     *           },
+                     *           "amount_cents": 8888,
+                     *           "tip_cents": 0,
+                     *           "currency": "USD",
+                     *           "status": "failed",
+                     *           "anonymous": false,
+                     *           "message": null,
+                     *           "receipt_id": null,
+                     *           "created_at": "2026-01-06T00:00:00.000Z",
+                     *           "paid_at": null,
+                     *           "refunded_at": null
+                     *         },
+                     *         {
+                     *           "id": "1ba90a2a-45fc-4d73-8048-d0c14dce222a",
+                     *           "fundraiser": {
+                     *             "id": "d435d5ba-383c-4d74-bb17-f5f134ce0c95",
+                     *             "title": "Test campaign 690eb9ea",
+                     *             "slug": "test-campaign-690eb9ea"
+                     *           },
+                     *           "amount_cents": 9999,
+                     *           "tip_cents": 0,
+                     *           "currency": "USD",
+                     *           "status": "pending",
+                     *           "anonymous": false,
+                     *           "message": null,
+                     *           "receipt_id": null,
+                     *           "created_at": "2026-01-05T00:00:00.000Z",
+                     *           "paid_at": null,
+                     *           "refunded_at": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 5
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DonationHistoryItem"][];
                         pagination: {
@@ -11406,6 +13222,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "lifetimeAmountCents": 4200,
+                     *       "donationCount": 3,
+                     *       "campaignsSupported": 2,
+                     *       "firstDonationAt": "2026-01-02T00:00:00.000Z",
+                     *       "lastDonationAt": "2026-01-04T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         campaignsSupported: number;
                         donationCount: number;
@@ -11455,6 +13280,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "notifications": [],
+                     *       "unreadCount": 0,
+                     *       "updatesUnreadCount": 2
+                     *     }
+                     */
                     "application/json": {
                         notifications: components["schemas"]["Notification"][];
                         unreadCount: number;
@@ -11512,6 +13344,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "deleted": 1
+                     *     }
+                     */
                     "application/json": {
                         deleted: number;
                         success: boolean;
@@ -11564,6 +13402,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "updated": 1
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         updated: number;
@@ -11620,6 +13464,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "archived": 1
+                     *     }
+                     */
                     "application/json": {
                         archived: number;
                         success: boolean;
@@ -11676,6 +13526,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "updated": 1
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         updated: number;
@@ -11726,6 +13582,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "updated": 3
+                     *     }
+                     */
                     "application/json": {
                         success: boolean;
                         updated: number;
@@ -11770,6 +13632,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9119c2aa-277b-4357-be1f-642bf7fa17c1",
+                     *           "slug": "org-16de2cb2",
+                     *           "name": "Org 16de2cb2",
+                     *           "description": null,
+                     *           "website": null,
+                     *           "logo": null,
+                     *           "country": null,
+                     *           "parent_id": "c18d18b7-f2df-4613-a74b-97654c1d1875",
+                     *           "verified": false,
+                     *           "created_at": "2026-11-24T22:58:55.924Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"][];
                     };
@@ -11828,6 +13708,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "organization_id": "9119c2aa-277b-4357-be1f-642bf7fa17c1"
+                 *     }
+                 */
                 "application/json": {
                     organization_id: string;
                 };
@@ -11840,6 +13725,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "9119c2aa-277b-4357-be1f-642bf7fa17c1",
+                     *         "slug": "org-16de2cb2",
+                     *         "name": "Org 16de2cb2",
+                     *         "description": null,
+                     *         "website": null,
+                     *         "logo": null,
+                     *         "country": null,
+                     *         "parent_id": "c18d18b7-f2df-4613-a74b-97654c1d1875",
+                     *         "verified": false,
+                     *         "created_at": "2026-11-24T22:58:55.924Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"];
                     };
@@ -11928,6 +13829,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "totalRaisedCents": 6000,
+                     *         "uniqueDonors": 2,
+                     *         "donationCount": 4,
+                     *         "fundraiserCount": 3,
+                     *         "activeFundraiserCount": 2,
+                     *         "memberCount": 1,
+                     *         "organizationCount": 3,
+                     *         "currency": "USD"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             activeFundraiserCount: number;
@@ -11986,7 +13901,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -12004,6 +13919,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0971b697-789d-4220-a091-ae5cb33259d6",
+                     *           "name": "Bank letter",
+                     *           "content_type": "application/pdf",
+                     *           "bytes": 48,
+                     *           "is_public": false,
+                     *           "url": null,
+                     *           "created_at": "2026-11-24T22:58:56.025Z"
+                     *         },
+                     *         {
+                     *           "id": "fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *           "name": "Annual report",
+                     *           "content_type": "application/pdf",
+                     *           "bytes": 48,
+                     *           "is_public": true,
+                     *           "url": "/api/v1/organizations/38697c84-ee66-435d-8a3b-27fe04cc1d86/documents/fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *           "created_at": "2026-11-24T22:58:56.018Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationDocument"][];
                         pagination: {
@@ -12080,6 +14024,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *         "name": "Annual report",
+                     *         "content_type": "application/pdf",
+                     *         "bytes": 48,
+                     *         "is_public": true,
+                     *         "url": "/api/v1/organizations/38697c84-ee66-435d-8a3b-27fe04cc1d86/documents/fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *         "created_at": "2026-11-24T22:58:56.018Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationDocument"];
                     };
@@ -12224,7 +14181,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description one of paid, refunded, failed, pending; other values 400 with `allowed` */
                 status?: string;
@@ -12244,6 +14201,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "db526e5a-9ca8-425d-b87c-9563c56e149c",
+                     *           "fundraiser": {
+                     *             "id": "24f0996b-83fc-454c-a9d6-c21d5a84cb46",
+                     *             "title": "Test campaign e6b02550",
+                     *             "slug": "test-campaign-e6b02550"
+                     *           },
+                     *           "amount_cents": 5000,
+                     *           "tip_cents": 0,
+                     *           "refunded_cents": 0,
+                     *           "currency": "USD",
+                     *           "status": "paid",
+                     *           "anonymous": true,
+                     *           "donor_name": null,
+                     *           "donor_email": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-24T22:58:56.513Z",
+                     *           "paid_at": "2026-11-24T22:58:56.513Z"
+                     *         },
+                     *         {
+                     *           "id": "bb4117f7-b444-47b5-b452-c2fcd5c130ed",
+                     *           "fundraiser": {
+                     *             "id": "24f0996b-83fc-454c-a9d6-c21d5a84cb46",
+                     *             "title": "Test campaign e6b02550",
+                     *             "slug": "test-campaign-e6b02550"
+                     *           },
+                     *           "amount_cents": 1200,
+                     *           "tip_cents": 0,
+                     *           "refunded_cents": 0,
+                     *           "currency": "USD",
+                     *           "status": "paid",
+                     *           "anonymous": false,
+                     *           "donor_name": "Test Donor",
+                     *           "donor_email": "named@x.test",
+                     *           "message": null,
+                     *           "created_at": "2026-11-24T22:58:55.505Z",
+                     *           "paid_at": "2026-11-24T22:58:55.505Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount_cents: number;
@@ -12318,7 +14324,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description one of draft, pending, rejected, active, paused, ended; other values 400 with `allowed` */
                 status?: string;
@@ -12338,6 +14344,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5f14193b-7ad9-4b5d-9a9c-0d992f9e3f72",
+                     *           "title": "Test campaign a0f1178d",
+                     *           "slug": "test-campaign-a0f1178d",
+                     *           "status": "active",
+                     *           "visibility": "public",
+                     *           "goal_amount_cents": 100000,
+                     *           "total_raised_cents": 0,
+                     *           "currency": "USD",
+                     *           "donor_count": 0,
+                     *           "donation_count": 0,
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "owner_user_id": "10eb5c0e-4330-4d68-8b69-db46d10a0df2",
+                     *           "org_id": "ee3b1867-d88c-4e33-8b0a-82ae5b135c0f",
+                     *           "end_date": null,
+                     *           "approved_at": "2026-11-24T22:58:55.380Z",
+                     *           "created_at": "2026-11-24T22:57:15.379Z"
+                     *         },
+                     *         {
+                     *           "id": "eab34b6a-915a-42bc-9e07-d7353d8e3f82",
+                     *           "title": "Test campaign d76abbc9",
+                     *           "slug": "test-campaign-d76abbc9",
+                     *           "status": "draft",
+                     *           "visibility": "public",
+                     *           "goal_amount_cents": 100000,
+                     *           "total_raised_cents": 0,
+                     *           "currency": "USD",
+                     *           "donor_count": 0,
+                     *           "donation_count": 0,
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "owner_user_id": "10eb5c0e-4330-4d68-8b69-db46d10a0df2",
+                     *           "org_id": "ee3b1867-d88c-4e33-8b0a-82ae5b135c0f",
+                     *           "end_date": null,
+                     *           "approved_at": null,
+                     *           "created_at": "2026-11-24T22:55:35.377Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 3
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             approved_at: string | null;
@@ -12409,7 +14462,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -12427,6 +14480,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "user": {
+                     *             "id": "4d7a30ad-6ef4-4039-b9ee-dc6d0957d626",
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-6fbdebe6"
+                     *           },
+                     *           "role": "org_owner",
+                     *           "joined_at": "2026-11-24T22:58:55.795Z"
+                     *         },
+                     *         {
+                     *           "user": {
+                     *             "id": "f314fdcf-5cf9-4afd-b276-6a1728e0a99d",
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-a1468b5d"
+                     *           },
+                     *           "role": "org_viewer",
+                     *           "joined_at": "2026-11-24T22:58:55.807Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationMember"][];
                         pagination: {
@@ -12490,6 +14574,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "USER-956571D3@EXAMPLE.TEST",
+                 *       "role": "org_admin"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email?: string;
@@ -12506,6 +14596,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "a70b8490-5d05-4221-adae-f6d0513ffb26",
+                     *           "name": "Test User",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-af54cedd"
+                     *         },
+                     *         "role": "org_admin",
+                     *         "joined_at": "2026-11-24T22:58:55.559Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationMember"];
                     };
@@ -12665,6 +14769,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "org_admin"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     role: "org_viewer" | "org_admin" | "org_owner";
@@ -12678,6 +14787,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "80400cb3-0f23-45d6-a1dc-8e312dcdd741",
+                     *           "name": "Test User",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-7cd05f42"
+                     *         },
+                     *         "role": "org_admin",
+                     *         "joined_at": "2026-11-24T22:58:55.620Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationMember"];
                     };
@@ -12744,7 +14867,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -12762,6 +14885,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e8c228cd-af90-4a93-bf10-55dcb5d6f41c",
+                     *           "amount_cents": 7738,
+                     *           "currency": "USD",
+                     *           "status": "paid",
+                     *           "arrival_date": "2026-11-25"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       },
+                     *       "account": {
+                     *         "id": "acct_sb_8e7d9067ed9e791f",
+                     *         "owner_type": "organization",
+                     *         "owner_id": "71209145-209a-4cad-b179-d968ee67a19c",
+                     *         "charges_enabled": true,
+                     *         "payouts_enabled": true,
+                     *         "details_submitted": true,
+                     *         "status": "active",
+                     *         "created_at": "2026-11-24T22:59:37.517Z"
+                     *       },
+                     *       "earnings": {
+                     *         "total_cents": 8000,
+                     *         "fees_cents": 262,
+                     *         "available_cents": 0,
+                     *         "pending_cents": 0,
+                     *         "withdrawn_cents": 7738,
+                     *         "currency": "USD"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         account: components["schemas"]["ProcessorAccount"] & (Record<string, never> | null);
                         data: components["schemas"]["Payout"][];
@@ -12831,6 +14990,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "New <i>name</i>",
+                 *       "website": null,
+                 *       "country": "de",
+                 *       "slug": "ignored"
+                 *     }
+                 */
                 "application/json": {
                     country?: string | null;
                     /** @description Plain text (tags are removed) */
@@ -12848,6 +15015,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8df631a0-9b56-48c2-a736-90f7bd9af897",
+                     *         "slug": "org-f2c6eed6",
+                     *         "name": "New name",
+                     *         "description": null,
+                     *         "website": null,
+                     *         "logo": null,
+                     *         "country": "DE",
+                     *         "parent_id": null,
+                     *         "verified": false,
+                     *         "created_at": "2026-11-24T22:58:55.890Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"];
                     };
@@ -12921,6 +15104,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c2fb12b2-f269-4bcc-ba04-fc16e885d416",
+                     *           "name": "Grace 543926af",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-7d129d29",
+                     *           "role": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             avatar: string | null;
@@ -12985,7 +15181,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description Matches name or slug (case-insensitive substring) */
                 q?: string;
@@ -13002,6 +15198,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "41a4e740-d549-47f3-a3ec-d08d9781cb28",
+                     *           "slug": "org-0529a514",
+                     *           "name": "Zebra dccde6f4 One",
+                     *           "description": null,
+                     *           "website": null,
+                     *           "logo": null,
+                     *           "country": null,
+                     *           "parent_id": null,
+                     *           "verified": false,
+                     *           "created_at": "2026-11-24T22:58:55.934Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"][];
                         pagination: {
@@ -13053,6 +15272,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Org 559784af",
+                 *       "slug": "org-559784af"
+                 *     }
+                 */
                 "application/json": {
                     country?: string | null;
                     /** @description Plain text (tags are removed) */
@@ -13074,6 +15299,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "b901d445-edf3-4c15-92bb-c14cedc6356c",
+                     *         "slug": "org-559784af",
+                     *         "name": "Org 559784af",
+                     *         "description": null,
+                     *         "website": null,
+                     *         "logo": null,
+                     *         "country": null,
+                     *         "parent_id": null,
+                     *         "verified": false,
+                     *         "created_at": "2026-11-24T23:04:08.787Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"];
                     };
@@ -13179,6 +15420,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "84f96787-005c-4847-acc2-a3badcbbf454",
+                     *         "slug": "org-13405f32",
+                     *         "name": "Org 13405f32",
+                     *         "description": null,
+                     *         "website": null,
+                     *         "logo": null,
+                     *         "country": null,
+                     *         "parent_id": null,
+                     *         "verified": false,
+                     *         "created_at": "2026-11-24T22:58:36.305Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"];
                     };
@@ -13286,7 +15543,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -13303,6 +15560,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *           "name": "Annual report",
+                     *           "content_type": "application/pdf",
+                     *           "bytes": 48,
+                     *           "is_public": true,
+                     *           "url": "/api/v1/organizations/38697c84-ee66-435d-8a3b-27fe04cc1d86/documents/fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *           "created_at": "2026-11-24T22:58:56.018Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationDocument"][];
                         pagination: {
@@ -13356,7 +15633,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -13373,6 +15650,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "user": {
+                     *             "id": "4d7a30ad-6ef4-4039-b9ee-dc6d0957d626",
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-6fbdebe6"
+                     *           },
+                     *           "role": "org_owner",
+                     *           "joined_at": "2026-11-24T22:58:55.795Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationMember"][];
                         pagination: {
@@ -13438,6 +15736,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "total_raised_cents": 5000,
+                     *         "fundraiser_count": 1,
+                     *         "donor_count": 1,
+                     *         "member_count": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OrganizationStats"];
                 };
             };
@@ -13484,7 +15792,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -13501,6 +15809,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "74933525-ae12-49c0-b811-463d9be4ad9f",
+                     *           "fundraiser": {
+                     *             "id": "f8b43b95-f4e0-4469-a288-e5d5e404dd77",
+                     *             "title": "Test campaign 63ed9c61",
+                     *             "slug": "test-campaign-63ed9c61"
+                     *           },
+                     *           "type": "update",
+                     *           "title": "New",
+                     *           "body": "second",
+                     *           "language": "en",
+                     *           "like_count": 0,
+                     *           "created_at": "2026-11-24T22:58:45.998Z",
+                     *           "edited_at": null
+                     *         },
+                     *         {
+                     *           "id": "7b0cd0c1-afc6-432d-aaec-e65a87d7cc50",
+                     *           "fundraiser": {
+                     *             "id": "f8b43b95-f4e0-4469-a288-e5d5e404dd77",
+                     *             "title": "Test campaign 63ed9c61",
+                     *             "slug": "test-campaign-63ed9c61"
+                     *           },
+                     *           "type": "update",
+                     *           "title": "Old",
+                     *           "body": "first",
+                     *           "language": "en",
+                     *           "like_count": 0,
+                     *           "created_at": "2026-11-24T22:57:55.998Z",
+                     *           "edited_at": null
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             body: string;
@@ -13576,6 +15925,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "fundraiser_id": "fdba01b6-0798-4e20-8b1b-45350315658a",
+                 *       "amount_cents": 1000,
+                 *       "donor_email": "g@example.test",
+                 *       "tip_cents": 200,
+                 *       "message": "For <b>you</b><script>x()</script>"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The gift to the campaign, in the campaign's currency: 100 to 10,000,000 cents */
                     amount_cents: number;
@@ -13606,6 +15964,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "donation_id": "a3030fbe-00be-432d-bbfc-119506d7aa08",
+                     *         "payment_intent_id": "pi_sb_1ac21e74200c40a24791fc83",
+                     *         "client_secret": "pi_sb_1ac21e74200c40a24791fc83_secret_40cd63743f193c0dcddc4666",
+                     *         "amount_cents": 1000,
+                     *         "tip_cents": 200,
+                     *         "currency": "USD",
+                     *         "status": "pending"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount_cents: number;
@@ -13690,7 +16061,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -13705,6 +16076,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9f0bc97a-b6bc-4e7e-bad7-8736bf961bda",
+                     *           "amount_cents": 2000,
+                     *           "currency": "USD",
+                     *           "status": "paid",
+                     *           "arrival_date": "2026-11-25"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Payout"][];
                         pagination: {
@@ -13759,6 +16148,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "total_cents": 6000,
+                     *         "fees_cents": 0,
+                     *         "available_cents": 0,
+                     *         "pending_cents": 0,
+                     *         "withdrawn_cents": 6000,
+                     *         "currency": "USD"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             available_cents: number;
@@ -13815,6 +16216,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "fundraiser_id": "962e464a-0a05-4384-a5f1-5009e46e06d8",
+                     *           "title": "Test campaign 065fe93e",
+                     *           "pending_cents": 4000,
+                     *           "available_on": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description YYYY-MM-DD */
@@ -13867,6 +16280,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     accountId?: string;
                 };
@@ -13879,6 +16293,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "acct_sb_1dfa700ad88043d2",
+                     *         "repaired": {
+                     *           "payouts": 1,
+                     *           "donations": 0,
+                     *           "ledger_entries": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             account_id: string;
@@ -13980,6 +16406,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "campaigns_live": 0,
+                     *       "campaigns_total": 0,
+                     *       "users_total": 11,
+                     *       "total_raised_cents": 0,
+                     *       "donations_total": 0,
+                     *       "computed_at": "2026-11-24T22:58:44.658Z"
+                     *     }
+                     */
                     "application/json": {
                         campaigns_live: number;
                         campaigns_total: number;
@@ -14028,6 +16464,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "aa3fa097-0e41-4d72-b69f-11214718f309",
+                     *           "name": "Zed Admin",
+                     *           "slug": "user-746acb20",
+                     *           "avatar": null,
+                     *           "title": "Administrador"
+                     *         },
+                     *         {
+                     *           "id": "6895f08c-236d-4bcd-852a-5b0c25ec1241",
+                     *           "name": "Amy Staff",
+                     *           "slug": "user-61867e2b",
+                     *           "avatar": null,
+                     *           "title": "Miembro del equipo"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             avatar: string | null;
@@ -14080,6 +16536,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount_cents": 500,
+                 *       "cadence": "one_time"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 100 to 1,000,000 (USD cents) */
                     amount_cents: number;
@@ -14106,6 +16568,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6cf8248f-d540-42d5-9bf0-5df55d288369",
+                     *         "url": "http://api.test/sandbox/checkout/cs_sb_7ef432095ad85cf198add3ab"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -14196,6 +16666,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6cf8248f-d540-42d5-9bf0-5df55d288369",
+                     *         "amount_cents": 500,
+                     *         "currency": "USD",
+                     *         "cadence": "one_time",
+                     *         "status": "paid",
+                     *         "created_at": "2026-11-24T22:59:03.655Z",
+                     *         "paid_at": "2026-11-24T22:59:03.671Z",
+                     *         "tipper_name": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TipReceipt"];
                 };
             };
@@ -14242,6 +16726,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "r-8b888538@example.test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -14255,6 +16744,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "sent"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -14414,6 +16910,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "acct_sb_ee73379b08d729f8",
+                     *           "owner_type": "user",
+                     *           "owner_id": "2c1d73af-00bf-48bd-8674-25ec5bb8035f",
+                     *           "charges_enabled": false,
+                     *           "payouts_enabled": false,
+                     *           "details_submitted": false,
+                     *           "status": "onboarding",
+                     *           "created_at": "2026-11-24T22:59:37.006Z"
+                     *         },
+                     *         {
+                     *           "id": "acct_sb_0cc0b909da2fb566",
+                     *           "owner_type": "organization",
+                     *           "owner_id": "7bb57135-6581-4458-bb83-23d13a31f30c",
+                     *           "charges_enabled": false,
+                     *           "payouts_enabled": false,
+                     *           "details_submitted": false,
+                     *           "status": "onboarding",
+                     *           "created_at": "2026-11-24T22:59:36.995Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ProcessorAccount"][];
                     };
@@ -14460,6 +16982,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     account_id?: string;
                 };
@@ -14472,6 +16995,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "http://api.test/sandbox/connect/acct_sb_0d40b78a526d3e6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             url: string;
@@ -14565,6 +17095,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     organization_id?: string;
                 };
@@ -14577,6 +17108,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "account_id": "acct_sb_71162f5c76e8fbfd",
+                     *         "url": "http://api.test/sandbox/connect/acct_sb_71162f5c76e8fbfd"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             account_id: string;
@@ -14685,6 +17224,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "acct_sb_0cc0b909da2fb566",
+                     *         "owner_type": "organization",
+                     *         "owner_id": "7bb57135-6581-4458-bb83-23d13a31f30c",
+                     *         "charges_enabled": false,
+                     *         "payouts_enabled": false,
+                     *         "details_submitted": false,
+                     *         "status": "onboarding",
+                     *         "created_at": "2026-11-24T22:59:36.995Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ProcessorAccount"];
                     };
@@ -14755,6 +17308,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c449bc4f-f825-4427-b5e4-67f2bf9087b2",
+                     *         "slug": "user-81538c21",
+                     *         "name": "Ada",
+                     *         "avatar": null,
+                     *         "bio": null,
+                     *         "is_private": false,
+                     *         "created_at": "2026-11-24T22:59:09.613Z",
+                     *         "roles_public": [
+                     *           "ambassador"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Profile"];
                     };
@@ -14819,6 +17388,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "badges": [
+                     *         {
+                     *           "code": "verified_email",
+                     *           "label": "Verified email",
+                     *           "earned_at": "2026-02-01T00:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "code": "ambassador",
+                     *           "label": "Ambassador",
+                     *           "earned_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         badges: {
                             /** @enum {string} */
@@ -14890,6 +17475,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ddc6d0df-ba1c-44dd-acc8-621850a2560c",
+                     *           "title": "Test campaign fa1a01f7",
+                     *           "slug": "test-campaign-fa1a01f7",
+                     *           "summary": "A test campaign",
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "status": "active",
+                     *           "visibility": "public",
+                     *           "goal_amount_cents": 100000,
+                     *           "total_raised_cents": 0,
+                     *           "currency": "USD",
+                     *           "donor_count": 0,
+                     *           "is_endorsed": true,
+                     *           "owner": {
+                     *             "id": "fd3f19fd-7ab8-428c-afce-23e0d75f8674",
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-050bf8a7"
+                     *           },
+                     *           "created_at": "2026-11-24T22:59:10.206Z"
+                     *         },
+                     *         {
+                     *           "id": "42de4575-1815-49d1-ad18-f1674f92e801",
+                     *           "title": "Test campaign 95388258",
+                     *           "slug": "test-campaign-95388258",
+                     *           "summary": "A test campaign",
+                     *           "cover_image": "https://img.example.test/cover.jpg",
+                     *           "status": "ended",
+                     *           "visibility": "public",
+                     *           "goal_amount_cents": 100000,
+                     *           "total_raised_cents": 0,
+                     *           "currency": "USD",
+                     *           "donor_count": 0,
+                     *           "is_endorsed": false,
+                     *           "owner": {
+                     *             "id": "fb572021-fb26-4775-81e7-218b5debc3a2",
+                     *             "name": "Test User",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-99ef1c88"
+                     *           },
+                     *           "created_at": "2026-11-24T22:59:10.191Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             cover_image: string | null;
@@ -15037,6 +17670,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "slug": "free-slug-123",
+                     *         "available": true,
+                     *         "reason": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             available: boolean;
@@ -15096,6 +17738,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "fundraiser_id": "077e9e91-dacd-40e2-80bb-84f1dabad5ab",
+                     *         "is_project": true,
+                     *         "currency": "USD",
+                     *         "raised_cents": 500000,
+                     *         "allocated_cents": 350000,
+                     *         "unallocated_cents": 150000,
+                     *         "disbursed_cents": 120000,
+                     *         "pending_disbursement_cents": 30000,
+                     *         "disbursement_count": 1,
+                     *         "milestones": {
+                     *           "total": 3,
+                     *           "planned": 1,
+                     *           "in_progress": 1,
+                     *           "done": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description the sum of its milestones' amounts */
@@ -15181,6 +17844,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "61f88b4c-d7c9-4853-842d-ca6225febfd7",
+                     *         "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *         "title": "Early one",
+                     *         "description": null,
+                     *         "due_date": "2027-01-01",
+                     *         "amount_cents": null,
+                     *         "status": "planned",
+                     *         "completed_at": null,
+                     *         "created_at": "2026-11-24T22:59:23.183Z"
+                     *       },
+                     *       {
+                     *         "id": "a82302bb-f675-484b-83f8-8cccdb6abb3d",
+                     *         "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *         "title": "Early two",
+                     *         "description": null,
+                     *         "due_date": "2027-01-01",
+                     *         "amount_cents": null,
+                     *         "status": "planned",
+                     *         "completed_at": null,
+                     *         "created_at": "2026-11-24T22:59:23.193Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Milestone"][];
                 };
             };
@@ -15236,6 +17925,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Buy <b>materials</b>",
+                 *       "description": "Roof and walls",
+                 *       "due_date": "2027-03-01",
+                 *       "amount_cents": 250000
+                 *     }
+                 */
                 "application/json": {
                     /** @description integer cents */
                     amount_cents?: number | null;
@@ -15259,6 +17956,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "753bf555-d938-4f14-8638-7d3fe31fd99b",
+                     *       "fundraiser_id": "fa8ea091-9ab9-4f4d-aedc-43ea0980ed6a",
+                     *       "title": "Buy materials",
+                     *       "description": "Roof and walls",
+                     *       "due_date": "2027-03-01",
+                     *       "amount_cents": 250000,
+                     *       "status": "planned",
+                     *       "completed_at": null,
+                     *       "created_at": "2026-11-24T22:59:23.132Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Milestone"];
                 };
             };
@@ -15396,6 +18106,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "done",
+                 *       "amount_cents": null
+                 *     }
+                 */
                 "application/json": {
                     /** @description integer cents */
                     amount_cents?: number | null;
@@ -15419,6 +18135,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "9cfd9d40-0121-4c69-a4e7-be312794929b",
+                     *       "fundraiser_id": "fa8ea091-9ab9-4f4d-aedc-43ea0980ed6a",
+                     *       "title": "Pour the foundation",
+                     *       "description": null,
+                     *       "due_date": null,
+                     *       "amount_cents": null,
+                     *       "status": "done",
+                     *       "completed_at": "2026-11-24T22:59:23.430Z",
+                     *       "created_at": "2026-11-24T22:59:23.396Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Milestone"];
                 };
             };
@@ -15486,6 +18215,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "update_id": "b2e1873e-12a3-4da3-b6f2-daa25454f2b1",
+                     *           "title": null,
+                     *           "body": "Мы начали работы, спасибо за поддержку!",
+                     *           "language": "ru",
+                     *           "created_at": "2026-11-24T22:59:27.124Z",
+                     *           "translations": [
+                     *             {
+                     *               "lang": "en",
+                     *               "title": null,
+                     *               "body": "[en] Мы начали работы, спасибо за поддержку!",
+                     *               "source": "machine",
+                     *               "outdated": false,
+                     *               "updated_at": "2026-11-24T22:59:27.228Z"
+                     *             },
+                     *             {
+                     *               "lang": "es",
+                     *               "title": null,
+                     *               "body": "[es] Мы начали работы, спасибо за поддержку!",
+                     *               "source": "machine",
+                     *               "outdated": false,
+                     *               "updated_at": "2026-11-24T22:59:27.233Z"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "update_id": "67f8440d-70dc-4f78-9d02-9e662f24878e",
+                     *           "title": "Roof",
+                     *           "body": "We bought the roofing materials and started the work last week, thank you all for your support!",
+                     *           "language": "en",
+                     *           "created_at": "2026-11-24T22:59:27.103Z",
+                     *           "translations": [
+                     *             {
+                     *               "lang": "es",
+                     *               "title": "[es] Roof",
+                     *               "body": "[es] We bought the roofing materials and started the work last week, thank you all for your support!",
+                     *               "source": "machine",
+                     *               "outdated": false,
+                     *               "updated_at": "2026-11-24T22:59:27.208Z"
+                     *             },
+                     *             {
+                     *               "lang": "ru",
+                     *               "title": "[ru] Roof",
+                     *               "body": "[ru] We bought the roofing materials and started the work last week, thank you all for your support!",
+                     *               "source": "machine",
+                     *               "outdated": false,
+                     *               "updated_at": "2026-11-24T22:59:27.196Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             body: string;
@@ -15557,6 +18342,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "911a38a8-d2db-409b-b933-fce12d3a565e",
+                     *         "fundraiser_id": "a77414f0-41ce-4c1b-9670-4f9c80c9adb7",
+                     *         "type": "update",
+                     *         "title": null,
+                     *         "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!",
+                     *         "language": "es",
+                     *         "like_count": 0,
+                     *         "liked_by_me": false,
+                     *         "created_at": "2026-11-24T22:58:41.680Z",
+                     *         "edited_at": null
+                     *       },
+                     *       {
+                     *         "id": "3b13de98-79fa-4d15-b98b-d71c65af73c9",
+                     *         "fundraiser_id": "a77414f0-41ce-4c1b-9670-4f9c80c9adb7",
+                     *         "type": "withdrawal",
+                     *         "payout_id": "085d75a3-768b-4af4-83c3-01fa3604953c",
+                     *         "amount_cents": 5000,
+                     *         "currency": "USD",
+                     *         "status": "paid",
+                     *         "arrival_date": "2026-11-20",
+                     *         "created_at": "2026-11-24T22:58:41.671Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": (components["schemas"]["ProjectUpdate"] | {
                         amount_cents: number;
                         arrival_date: string | null;
@@ -15614,6 +18426,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Крыша",
+                 *       "body": "Мы закупили материалы для крыши и начали работы на прошлой неделе, спасибо всем за поддержку!"
+                 *     }
+                 */
                 "application/json": {
                     /** @description plain text (markup removed), 1 to 20000 characters */
                     body: string;
@@ -15629,6 +18447,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "c2abc8b9-3cb6-4cef-b13d-5c974ae1fdde",
+                     *       "fundraiser_id": "04077ce8-df0c-46d4-ac17-b7eb3e17e14c",
+                     *       "type": "update",
+                     *       "title": "Крыша",
+                     *       "body": "Мы закупили материалы для крыши и начали работы на прошлой неделе, спасибо всем за поддержку!",
+                     *       "language": "ru",
+                     *       "like_count": 0,
+                     *       "liked_by_me": false,
+                     *       "created_at": "2026-11-24T22:58:41.199Z",
+                     *       "edited_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectUpdate"];
                 };
             };
@@ -15775,6 +18607,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!",
+                 *       "title": "Techo"
+                 *     }
+                 */
                 "application/json": {
                     /** @description plain text (markup removed), 1 to 20000 characters */
                     body?: string;
@@ -15790,6 +18628,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "eab12b16-96fd-4c49-9c86-7c9b346bb96e",
+                     *       "fundraiser_id": "04077ce8-df0c-46d4-ac17-b7eb3e17e14c",
+                     *       "type": "update",
+                     *       "title": "Techo",
+                     *       "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!",
+                     *       "language": "es",
+                     *       "like_count": 0,
+                     *       "liked_by_me": false,
+                     *       "created_at": "2026-11-24T22:58:41.942Z",
+                     *       "edited_at": "2026-11-24T22:58:42.055Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectUpdate"];
                 };
             };
@@ -15867,6 +18719,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "like_count": 1,
+                     *       "liked": true
+                     *     }
+                     */
                     "application/json": {
                         like_count: number;
                         liked: boolean;
@@ -15938,6 +18796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "like_count": 1,
+                     *       "liked": false
+                     *     }
+                     */
                     "application/json": {
                         like_count: number;
                         liked: boolean;
@@ -16009,6 +18873,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "update_id": "1337f9cd-0875-4526-932a-bb28aa39ed8f",
+                     *         "language": "en",
+                     *         "translations": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @enum {string} */
@@ -16070,6 +18943,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Крыша",
+                 *       "body": "Мы закупили материалы для крыши и начали работы на прошлой неделе, спасибо всем за поддержку!"
+                 *     }
+                 */
                 "application/json": {
                     body: string;
                     /** @description required when the update has a title */
@@ -16084,6 +18963,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "lang": "ru",
+                     *         "title": "Крыша",
+                     *         "body": "Мы закупили материалы для крыши и начали работы на прошлой неделе, спасибо всем за поддержку!",
+                     *         "source": "human",
+                     *         "outdated": false,
+                     *         "updated_at": "2026-11-24T22:58:42.042Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["UpdateTranslation"];
                     };
@@ -16161,6 +19052,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "lang": "uk",
+                     *         "title": "[uk] Roof",
+                     *         "body": "[uk] We bought the roofing materials and started the work last week, thank you all for your support!",
+                     *         "source": "machine",
+                     *         "outdated": false,
+                     *         "updated_at": "2026-11-24T22:59:27.698Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["UpdateTranslation"];
                     };
@@ -16340,6 +19243,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "target_type": "fundraiser",
+                 *       "target_id": "a87d6417-64d0-4259-a29f-05ae51a34cec",
+                 *       "reason": "scam",
+                 *       "details": "<b>looks</b> fake"
+                 *     }
+                 */
                 "application/json": {
                     details?: string | null;
                     reason: string;
@@ -16356,6 +19267,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "afa54b4d-d80a-4f81-8ac3-3cfc1211c700",
+                     *         "status": "received"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -16437,7 +19356,7 @@ export interface operations {
                 lang?: string | string[];
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
                 /** @description The search text (whitespace collapsed, at most 200 characters). Fewer than 2 characters: every list empty. */
                 q?: string | string[];
@@ -16456,6 +19375,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "campaigns": [],
+                     *         "users": [],
+                     *         "orgs": [],
+                     *         "donors": []
+                     *       },
+                     *       "query": ""
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             campaigns: components["schemas"]["FundraiserCard"][];
@@ -16538,6 +19468,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "campaigns_live": 0,
+                     *       "campaigns_total": 0,
+                     *       "users_total": 1,
+                     *       "total_raised_cents": 0,
+                     *       "donations_total": 0
+                     *     }
+                     */
                     "application/json": {
                         campaigns_live: number;
                         campaigns_total: number;
@@ -16572,7 +19511,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -16587,6 +19526,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3d312ae8-b8fd-43a6-b4f5-d58e14668366",
+                     *           "following_id": "1aad7ba0-ad7a-4cda-ab8d-a4599b93701a",
+                     *           "following_type": "user",
+                     *           "created_at": "2026-11-24T22:59:58.615Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "offset": 0,
+                     *         "total": 2
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Follow"][];
                         pagination: {
@@ -16638,6 +19594,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "following_id": "4998e387-64d2-4d86-92d4-5deb75c8eb7a",
+                 *       "following_type": "user"
+                 *     }
+                 */
                 "application/json": {
                     following_id: string;
                     /** @enum {string} */
@@ -16652,6 +19614,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8b68c096-e298-4342-b505-ef88cf28ab2c",
+                     *         "following_id": "4998e387-64d2-4d86-92d4-5deb75c8eb7a",
+                     *         "following_type": "user",
+                     *         "created_at": "2026-11-24T23:04:08.573Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Follow"];
                     };
@@ -16785,6 +19757,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "operational",
+                     *         "components": [
+                     *           {
+                     *             "name": "database",
+                     *             "status": "operational"
+                     *           },
+                     *           {
+                     *             "name": "processor",
+                     *             "status": "operational"
+                     *           }
+                     *         ],
+                     *         "updated_at": "2026-11-24T22:59:58.593Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             components: {
@@ -16824,6 +19814,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "eyJ1IjoiMzU4OGY5ZjYtZjRiNC00NGU3LThhZDEtMGY4ZWFkZjM1NWZmIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.kt1ouFarwAWfJVM1iJ7LUJDv"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the signed token of an unsubscribe link */
                     token: string;
@@ -16837,6 +19832,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email_hint": "a***@example.test",
+                     *         "category": "campaign_update",
+                     *         "subscribed": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description a notification type, or `all` */
@@ -16920,6 +19924,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email_hint": "a***@example.test",
+                     *         "category": "campaign_update",
+                     *         "subscribed": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description a notification type, or `all` */
@@ -16971,6 +19984,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "nobody-95c824@example.test"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -16984,6 +20002,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "If an account uses this address, an unsubscribe link is on its way."
+                     *     }
+                     */
                     "application/json": {
                         message: string;
                     };
@@ -17057,6 +20080,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "eyJ1IjoiMzU4OGY5ZjYtZjRiNC00NGU3LThhZDEtMGY4ZWFkZjM1NWZmIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.kt1ouFarwAWfJVM1iJ7LUJDv"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the signed token of an unsubscribe link */
                     token: string;
@@ -17070,6 +20098,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email_hint": "a***@example.test",
+                     *         "category": "campaign_update",
+                     *         "subscribed": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description a notification type, or `all` */
@@ -17156,6 +20193,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "code": "3pK1oD3UpUyu6nL2",
+                     *           "kind": "first_gift",
+                     *           "label": "First gift",
+                     *           "earned_at": "2026-11-24T22:58:43.606Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description the card's public code (GET /achievements/{code}) */
@@ -17328,6 +20377,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email": {
+                     *           "donation_received": true,
+                     *           "comment_received": true,
+                     *           "new_follower": true,
+                     *           "campaign_update": true,
+                     *           "campaign_approved": true,
+                     *           "campaign_rejected": true,
+                     *           "payout_paid": true,
+                     *           "endorsement_received": true,
+                     *           "goal_reached": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             email: {
@@ -17395,6 +20461,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": {
+                 *         "campaign_update": false,
+                 *         "bogus": false
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     email?: {
                         campaign_approved?: boolean;
@@ -17417,6 +20491,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email": {
+                     *           "donation_received": true,
+                     *           "comment_received": true,
+                     *           "new_follower": true,
+                     *           "campaign_update": false,
+                     *           "campaign_approved": true,
+                     *           "campaign_rejected": true,
+                     *           "payout_paid": true,
+                     *           "endorsement_received": true,
+                     *           "goal_reached": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             email: {
@@ -17486,7 +20577,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 50; larger is 100; missing, zero, negative or non-numeric is 50 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -17501,6 +20592,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "a7eb3478-4b45-4e87-9ae7-735bb84ce461",
+                     *           "name": "Troll",
+                     *           "avatar": null,
+                     *           "handle": "user-4807ceca",
+                     *           "blocked_at": "2026-11-24T22:59:58.726Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             avatar: string | null;
@@ -17556,6 +20665,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "contact-3c2960b6@example.test"
+                 *     }
+                 */
                 "application/json": {
                     email: string;
                 };
@@ -17568,6 +20682,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "A verification link has been sent to your private contact email",
+                     *       "sent": true,
+                     *       "already_verified": false,
+                     *       "data": {
+                     *         "private_contact_email": "contact-3c2960b6@example.test",
+                     *         "private_contact_verified": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The address was already verified; nothing was sent */
                         already_verified: boolean;
@@ -17646,6 +20771,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "A verification link has been sent to your private contact email",
+                     *       "sent": true,
+                     *       "already_verified": false,
+                     *       "data": {
+                     *         "private_contact_email": "contact-478f0520@example.test",
+                     *         "private_contact_verified": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The address was already verified; nothing was sent */
                         already_verified: boolean;
@@ -17724,6 +20860,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "is_private": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description an http(s) URL, at most 2048 characters; null clears */
                     avatar?: string | null;
@@ -17745,6 +20886,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "54ab6e6c-f037-46dd-a00d-be66183137ea",
+                     *         "slug": "user-33e5c5d0",
+                     *         "name": "Card Holder",
+                     *         "avatar": null,
+                     *         "bio": null,
+                     *         "is_private": true,
+                     *         "created_at": "2026-11-24T22:58:50.481Z",
+                     *         "roles_public": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Profile"];
                     };
@@ -17812,6 +20967,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ready": false,
+                     *         "checklist": [
+                     *           {
+                     *             "key": "profile_name",
+                     *             "ok": false,
+                     *             "blocker": true,
+                     *             "message": "Add your name to your profile."
+                     *           },
+                     *           {
+                     *             "key": "email_verified",
+                     *             "ok": false,
+                     *             "blocker": true,
+                     *             "message": "Verify your email address."
+                     *           }
+                     *         ],
+                     *         "migration_pending": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             checklist: {
@@ -17853,7 +21030,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -17868,6 +21045,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3e228d3d-94bc-4a52-9881-ff15289a8f5a",
+                     *           "url": "http://127.0.0.1:37928/ok-0z3bhgdc",
+                     *           "events": [
+                     *             "donation.paid",
+                     *             "payout.paid"
+                     *           ],
+                     *           "description": null,
+                     *           "organization_id": null,
+                     *           "status": "enabled",
+                     *           "created_at": "2026-11-24T23:04:12.577Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"][];
                         pagination: {
@@ -17919,6 +21119,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:37928/ok-gxdp6o3b",
+                 *       "events": [
+                 *         "*"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     description?: string | null;
                     /** @description The event types to receive, or ['*'] for all */
@@ -17942,6 +21150,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0fe8f571-4205-43ec-8b70-d2db852d980b",
+                     *         "url": "http://127.0.0.1:37928/ok-gxdp6o3b",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "description": null,
+                     *         "organization_id": null,
+                     *         "status": "enabled",
+                     *         "created_at": "2026-11-24T23:04:12.468Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpointWithSecret"];
                     };
@@ -18112,6 +21336,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "*"
+                 *       ],
+                 *       "description": "CRM sync"
+                 *     }
+                 */
                 "application/json": {
                     description?: string | null;
                     /** @description The event types to receive, or ['*'] for all */
@@ -18135,6 +21367,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3e228d3d-94bc-4a52-9881-ff15289a8f5a",
+                     *         "url": "http://127.0.0.1:37928/ok-0z3bhgdc",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "description": "CRM sync",
+                     *         "organization_id": null,
+                     *         "status": "enabled",
+                     *         "created_at": "2026-11-24T23:04:12.577Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
                     };
@@ -18183,7 +21430,7 @@ export interface operations {
             query?: {
                 /** @description 1 to 100, default 20; larger is 100; missing, zero, negative or non-numeric is 20 */
                 limit?: number;
-                /** @description 0 or more, default 0; negative or non-numeric is 0; larger than 1000000000 is 1000000000 */
+                /** @description 0 to 10000, default 0; negative or non-numeric is 0; beyond 10000 400 OFFSET_TOO_LARGE */
                 offset?: number;
             };
             header?: never;
@@ -18200,6 +21447,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "476be28b-f708-4f99-a3b6-3a95c683d828",
+                     *           "event_id": "df986065-aedb-4b52-822a-8f5dcee4adfa",
+                     *           "event_type": "donation.paid",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "last_status_code": 204,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-24T23:01:41.787Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 20,
+                     *         "offset": 0,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         pagination: {
@@ -18260,6 +21528,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Retry queued",
+                     *       "delivery_id": "64d45d4d-0d1b-44cf-a57c-71491529a596"
+                     *     }
+                     */
                     "application/json": {
                         delivery_id: string;
                         message: string;
@@ -18333,6 +21607,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             secret: string;
@@ -18407,6 +21688,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Ping queued",
+                     *       "delivery_id": "fe4654e9-d7d9-461c-8e18-c7e9bdc21aa8"
+                     *     }
+                     */
                     "application/json": {
                         delivery_id: string;
                         message: string;
@@ -18484,6 +21771,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         received: true;
@@ -18534,6 +21826,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
@@ -18702,6 +21999,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "RSA",
+                     *           "n": "vqxxxdlwkwoT45fcRG3tB5RAL1HRkJSvj7drYha8asLHGevkEh2BB8tgf-REf1R0ti6rRkgV2j2Q-VXjfzMX-sIKC6IJpPB029Cq8jqFKEbYstrM5DMwGYmgHdNEA6-Q28CzSMlb2SVxLTA6F8QD7zO0Bnhc1lR-mud0qbZkjQakSEV9ApAI-kjirh1goZMejnnc9-65CNdENVdOE71oKsxVs1uKLBH2hL3p-sqF_MJqpcRP-VP69xYInA4ARtZR3xZGiYAKE6NtoKmKL1_f_gnSe-QqcW9Hur7k-d3UrGNxUuPezjddHmxmNyLM6yiJI2Ef97jrBYIcLuGpDlyeaQ",
+                     *           "e": "AQAB",
+                     *           "kid": "4c3c8554-70e8-4635-a68b-7edfff670fea",
+                     *           "alg": "RS256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         keys: {
                             [key: string]: unknown;
@@ -18735,6 +22046,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://127.0.0.1:34423/local-idp",
+                     *       "jwks_uri": "http://127.0.0.1:34423/local-idp/.well-known/jwks.json",
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "RS256"
+                     *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "response_types_supported": [],
+                     *       "scopes_supported": [
+                     *         "openid",
+                     *         "email"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "sub",
+                     *         "iss"
+                     *       ],
+                     *       "x-cognito-endpoint": "http://127.0.0.1:34423/local-idp",
+                     *       "x-client-id": "local-app-client"
+                     *     }
+                     */
                     "application/json": {
                         claims_supported: string[];
                         id_token_signing_alg_values_supported: "RS256"[];
@@ -18838,6 +22172,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
@@ -19226,6 +22565,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "succeeded"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "succeeded" | "failed";
@@ -19239,6 +22583,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pi_sb_9ff73a99b21531e1f530601a",
+                     *         "status": "succeeded",
+                     *         "webhook_delivered": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -19315,6 +22668,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount_cents": 3000
+                 *     }
+                 */
                 "application/json": {
                     amount_cents?: number;
                 };
@@ -19327,6 +22685,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pi_sb_a34efa6756a9f11a12a65b34",
+                     *         "refund_id": "re_sb_bbadc3be6901eb10af6d8176",
+                     *         "amount_refunded_cents": 3000,
+                     *         "webhook_delivered": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             amount_refunded_cents: number;
@@ -19404,6 +22772,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "succeeded"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "succeeded" | "failed";
@@ -19417,6 +22790,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "seti_sb_c4f1d0e08fee020e91c0f0af",
+                     *         "status": "succeeded",
+                     *         "webhook_delivered": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
