@@ -3797,6 +3797,7 @@ export interface components {
                 fundraiser_id: string;
                 id: string;
                 media_id: string | null;
+                notice_id: string;
                 staff_user_id: string | null;
                 url: string;
             }[];
@@ -4301,23 +4302,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "code": "bzIjFD-bpMwMClo-",
+                     *         "code": "bBpXF4tEPK1873U6",
                      *         "kind": "first_gift",
                      *         "label": "First gift",
-                     *         "earned_at": "2026-11-24T22:58:46.177Z",
+                     *         "earned_at": "2026-11-24T23:06:28.302Z",
                      *         "user": {
-                     *           "id": "886d20fb-8a96-43e6-aea5-a1a0188ba1ae",
+                     *           "id": "5fe2b3cd-967a-43d8-95a8-ed83c24b0a2e",
                      *           "name": "Quiet Quinn",
                      *           "avatar": null,
-                     *           "profile_slug": "user-f0d7ba25"
+                     *           "profile_slug": "user-5a690d07"
                      *         },
                      *         "fundraiser": null,
-                     *         "url": "http://site.test/cards/bzIjFD-bpMwMClo-",
+                     *         "url": "http://site.test/cards/bBpXF4tEPK1873U6",
                      *         "images": {
-                     *           "og": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/share/og.png",
-                     *           "square": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/share/square.png",
-                     *           "story": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/share/story.png",
-                     *           "qr": "http://api.test/api/v1/cards/bzIjFD-bpMwMClo-/qr.svg"
+                     *           "og": "http://api.test/api/v1/cards/bBpXF4tEPK1873U6/share/og.png",
+                     *           "square": "http://api.test/api/v1/cards/bBpXF4tEPK1873U6/share/square.png",
+                     *           "story": "http://api.test/api/v1/cards/bBpXF4tEPK1873U6/share/story.png",
+                     *           "qr": "http://api.test/api/v1/cards/bBpXF4tEPK1873U6/qr.svg"
                      *         }
                      *       }
                      *     }
@@ -4418,7 +4419,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3439c0f8-7e6a-45c0-bdf2-c4c79dc8e559",
+                     *           "id": "f3692ba7-a361-416a-95f4-b360b2649bb3",
                      *           "complainant_name": "Second",
                      *           "complainant_email": "ada@example.org",
                      *           "work_description": "My photo \"Harbour at dawn\", published 2025.",
@@ -4427,7 +4428,7 @@ export interface operations {
                      *           ],
                      *           "signature": "Ada Photographer",
                      *           "status": "received",
-                     *           "created_at": "2026-11-24T22:59:31.406Z",
+                     *           "created_at": "2026-11-24T23:08:42.837Z",
                      *           "actioned_at": null,
                      *           "takedowns": []
                      *         }
@@ -4503,9 +4504,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
+                 *       "fundraiser_id": "466495cf-803b-4217-8e91-04268942de93",
                  *       "media_ids": [
-                 *         "46396bb0-e2ae-45ec-87e7-b5bde7e28154"
+                 *         "22036d06-db58-48b6-b517-5c5085b6fdd2"
                  *       ],
                  *       "urls": [
                  *         "https://elsewhere.test/stolen.jpg"
@@ -4529,27 +4530,27 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "notice_id": "c4f948cb-8e67-4e8f-958a-8d5e407e1594",
-                     *         "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
+                     *         "notice_id": "3e695b5a-c8fc-44b6-b491-730e7cd63981",
+                     *         "fundraiser_id": "466495cf-803b-4217-8e91-04268942de93",
                      *         "status": "actioned",
                      *         "removed": [
                      *           {
-                     *             "id": "fbe4c921-c8d9-47ce-9126-4e08d4e408bc",
-                     *             "notice_id": "c4f948cb-8e67-4e8f-958a-8d5e407e1594",
-                     *             "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
-                     *             "staff_user_id": "bb884122-4fde-4ec0-b079-620350e15292",
+                     *             "id": "7070e13f-a549-40b7-a2f9-27aab9a00ece",
+                     *             "notice_id": "3e695b5a-c8fc-44b6-b491-730e7cd63981",
+                     *             "fundraiser_id": "466495cf-803b-4217-8e91-04268942de93",
+                     *             "staff_user_id": "f5e92ca1-c18c-433f-b20c-10d3a6a2207e",
                      *             "url": "https://elsewhere.test/stolen.jpg",
                      *             "media_id": null,
-                     *             "created_at": "2026-11-24T22:59:31.718Z"
+                     *             "created_at": "2026-11-24T23:08:43.022Z"
                      *           },
                      *           {
-                     *             "id": "f48a6151-ad00-4b4e-8f7b-574eb3c019d4",
-                     *             "notice_id": "c4f948cb-8e67-4e8f-958a-8d5e407e1594",
-                     *             "fundraiser_id": "6acfe786-81cb-4d10-acc4-2c3bf92192f4",
-                     *             "staff_user_id": "bb884122-4fde-4ec0-b079-620350e15292",
-                     *             "url": "http://api.test/media/uploads/6acfe786-81cb-4d10-acc4-2c3bf92192f4/8671c9ba-34c4-4029-97dc-53820403a1d4.png",
-                     *             "media_id": "46396bb0-e2ae-45ec-87e7-b5bde7e28154",
-                     *             "created_at": "2026-11-24T22:59:31.718Z"
+                     *             "id": "caea699b-f242-4d52-81ca-e98db335c476",
+                     *             "notice_id": "3e695b5a-c8fc-44b6-b491-730e7cd63981",
+                     *             "fundraiser_id": "466495cf-803b-4217-8e91-04268942de93",
+                     *             "staff_user_id": "f5e92ca1-c18c-433f-b20c-10d3a6a2207e",
+                     *             "url": "http://api.test/media/uploads/466495cf-803b-4217-8e91-04268942de93/0a032942-7f2d-4ac1-8e30-6490a818ad5b.png",
+                     *             "media_id": "22036d06-db58-48b6-b517-5c5085b6fdd2",
+                     *             "created_at": "2026-11-24T23:08:43.022Z"
                      *           }
                      *         ]
                      *       }
@@ -4564,6 +4565,7 @@ export interface operations {
                                 fundraiser_id: string;
                                 id: string;
                                 media_id: string | null;
+                                notice_id: string;
                                 staff_user_id: string | null;
                                 url: string;
                             }[];
@@ -4670,9 +4672,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "50bcfd90-2655-42c0-aa79-ac94bd25e3c9",
-                     *         "title": "Test campaign 65c1a48a",
-                     *         "slug": "test-campaign-65c1a48a",
+                     *         "id": "3c54edad-a3a5-4ddd-9afa-3d562b5a01c0",
+                     *         "title": "Test campaign 8c03c3ff",
+                     *         "slug": "test-campaign-8c03c3ff",
                      *         "summary": "A test campaign",
                      *         "story_html": "<p>A story long enough to read.</p>",
                      *         "goal_amount_cents": 100000,
@@ -4690,12 +4692,12 @@ export interface operations {
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "f92ae53e-afc6-444c-ae66-162699afab24",
+                     *         "owner_user_id": "184a7a42-e574-42bb-b264-b0479edc2c48",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": "2026-11-24T22:58:45.908Z",
+                     *         "approved_at": "2026-11-24T23:06:27.939Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0,
@@ -4816,9 +4818,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "27461d65-4392-4e8c-bebf-0ca3ab5aa96d",
-                     *         "title": "Test campaign 99287d27",
-                     *         "slug": "test-campaign-99287d27",
+                     *         "id": "b736bc26-d7b8-4e3a-a2cd-1042f9810be0",
+                     *         "title": "Test campaign 42e01b70",
+                     *         "slug": "test-campaign-42e01b70",
                      *         "summary": "A test campaign",
                      *         "story_html": "<p>A story long enough to read.</p>",
                      *         "goal_amount_cents": 100000,
@@ -4836,7 +4838,7 @@ export interface operations {
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "6c1a1419-0931-4598-b464-7e4cb6a1d4cd",
+                     *         "owner_user_id": "e17f5f17-077b-4a7b-97b7-8dbc8883d660",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
@@ -4961,14 +4963,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "afa54b4d-d80a-4f81-8ac3-3cfc1211c700",
-                     *           "reporter_user_id": "8e344498-158e-4aa6-8776-e40aa0dcf8ff",
+                     *           "id": "71cb4852-6dd6-43f9-8545-92eb1a9553ff",
+                     *           "reporter_user_id": "5e3757f5-9c84-4314-bb19-79d848f81073",
                      *           "target_type": "fundraiser",
-                     *           "target_id": "a87d6417-64d0-4259-a29f-05ae51a34cec",
+                     *           "target_id": "3b7174ea-6322-44fe-8ebd-05740d6e57a5",
                      *           "reason": "scam",
                      *           "details": "looks fake",
                      *           "status": "received",
-                     *           "created_at": "2026-11-24T23:01:01.424Z"
+                     *           "created_at": "2026-11-24T23:09:01.256Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5050,9 +5052,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "575ad691-5e50-4b45-ad0f-2a80634f5478",
-                     *           "title": "Test campaign 98f97467",
-                     *           "slug": "test-campaign-98f97467",
+                     *           "id": "498c9f2b-f392-41d7-b564-4d907106d02a",
+                     *           "title": "Test campaign 32647609",
+                     *           "slug": "test-campaign-32647609",
                      *           "summary": "A test campaign",
                      *           "story_html": "<p>A story long enough to read.</p>",
                      *           "goal_amount_cents": 100000,
@@ -5070,7 +5072,7 @@ export interface operations {
                      *           "video_url": null,
                      *           "location": null,
                      *           "beneficiary_name": null,
-                     *           "owner_user_id": "6c1a1419-0931-4598-b464-7e4cb6a1d4cd",
+                     *           "owner_user_id": "e17f5f17-077b-4a7b-97b7-8dbc8883d660",
                      *           "org_id": null,
                      *           "donor_count": 0,
                      *           "source_language": "en",
@@ -5085,7 +5087,7 @@ export interface operations {
                      *             "name": "Test User",
                      *             "avatar": null,
                      *             "email_verified": true,
-                     *             "profile_slug": "user-865297c9"
+                     *             "profile_slug": "user-599052ea"
                      *           },
                      *           "donation_count": 0,
                      *           "percentage_funded": 0,
@@ -5099,12 +5101,12 @@ export interface operations {
                      *             "rejectionReasons": [],
                      *             "userMessages": []
                      *           },
-                     *           "submitted_at": "2026-11-24T22:00:05.179Z"
+                     *           "submitted_at": "2026-11-24T22:08:22.343Z"
                      *         },
                      *         {
-                     *           "id": "c46c0987-6af5-40f4-9c66-44fc617e88be",
-                     *           "title": "Test campaign 761ccde1",
-                     *           "slug": "test-campaign-761ccde1",
+                     *           "id": "d914a6d1-e80d-497b-9aa0-99fa12ab2002",
+                     *           "title": "Test campaign 8b9f76fe",
+                     *           "slug": "test-campaign-8b9f76fe",
                      *           "summary": "A test campaign",
                      *           "story_html": "<p>A story long enough to read.</p>",
                      *           "goal_amount_cents": 100000,
@@ -5122,7 +5124,7 @@ export interface operations {
                      *           "video_url": null,
                      *           "location": null,
                      *           "beneficiary_name": null,
-                     *           "owner_user_id": "6c1a1419-0931-4598-b464-7e4cb6a1d4cd",
+                     *           "owner_user_id": "e17f5f17-077b-4a7b-97b7-8dbc8883d660",
                      *           "org_id": null,
                      *           "donor_count": 0,
                      *           "source_language": "en",
@@ -5137,7 +5139,7 @@ export interface operations {
                      *             "name": "Test User",
                      *             "avatar": null,
                      *             "email_verified": true,
-                     *             "profile_slug": "user-865297c9"
+                     *             "profile_slug": "user-599052ea"
                      *           },
                      *           "donation_count": 0,
                      *           "percentage_funded": 0,
@@ -5151,7 +5153,7 @@ export interface operations {
                      *             "rejectionReasons": [],
                      *             "userMessages": []
                      *           },
-                     *           "submitted_at": "2026-11-24T23:00:05.192Z"
+                     *           "submitted_at": "2026-11-24T23:08:22.358Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5329,7 +5331,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "4e0e8632-d7cd-4618-b247-ef8938e4f16e",
+                     *         "id": "1e6fffec-2de1-45ca-8309-b698d6286320",
                      *         "status": "received"
                      *       }
                      *     }
@@ -5423,16 +5425,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "445b91d7-1341-480d-80fe-afaafa7d2fc2",
+                     *           "id": "9f60c7ec-17ba-4ba4-89de-05bd2ccf231b",
                      *           "name": "Amb Big",
-                     *           "slug": "user-9454fa35",
+                     *           "slug": "user-9ec0c39c",
                      *           "avatar": null,
                      *           "bio": null
                      *         },
                      *         {
-                     *           "id": "20fce4c1-482f-4fc2-981a-ac99cafee1ba",
+                     *           "id": "4c966872-69e9-4ceb-a2a9-2f064a3ae310",
                      *           "name": "Amb Referrer",
-                     *           "slug": "user-c9a32f29",
+                     *           "slug": "user-af346257",
                      *           "avatar": null,
                      *           "bio": null
                      *         }
@@ -5511,9 +5513,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "445b91d7-1341-480d-80fe-afaafa7d2fc2",
+                     *           "id": "9f60c7ec-17ba-4ba4-89de-05bd2ccf231b",
                      *           "name": "Amb Big",
-                     *           "slug": "user-9454fa35",
+                     *           "slug": "user-9ec0c39c",
                      *           "avatar": null,
                      *           "raised_cents": 5000,
                      *           "given_cents": 1000,
@@ -5521,9 +5523,9 @@ export interface operations {
                      *           "impact_cents": 6000
                      *         },
                      *         {
-                     *           "id": "20fce4c1-482f-4fc2-981a-ac99cafee1ba",
+                     *           "id": "4c966872-69e9-4ceb-a2a9-2f064a3ae310",
                      *           "name": "Amb Referrer",
-                     *           "slug": "user-c9a32f29",
+                     *           "slug": "user-af346257",
                      *           "avatar": null,
                      *           "raised_cents": 0,
                      *           "given_cents": 0,
@@ -5604,16 +5606,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "efdf61e4-64f3-49fa-8a59-8cb91331cf1f",
+                     *           "id": "1bf3f536-fd3b-429e-bf4f-82569a9d914c",
                      *           "name": "nightly export",
                      *           "prefix": "ak_live_3kTq9ZbW1xExampleKeyShownOnce",
                      *           "scopes": [
                      *             "*"
                      *           ],
-                     *           "last_used_at": "2026-11-24T22:58:36.187Z",
-                     *           "expires_at": "2027-11-24T22:58:36.180Z",
+                     *           "last_used_at": "2026-11-24T23:07:06.397Z",
+                     *           "expires_at": "2027-11-24T23:07:06.391Z",
                      *           "revoked_at": null,
-                     *           "created_at": "2026-11-24T22:58:36.180Z"
+                     *           "created_at": "2026-11-24T23:07:06.391Z"
                      *         }
                      *       ],
                      *       "total": 1
@@ -5689,14 +5691,14 @@ export interface operations {
                      *       "message": "API key created. Copy it now: it is shown only once.",
                      *       "api_key": "ak_live_3kTq9ZbW1xExampleKeyShownOnce",
                      *       "key": {
-                     *         "id": "efdf61e4-64f3-49fa-8a59-8cb91331cf1f",
+                     *         "id": "1bf3f536-fd3b-429e-bf4f-82569a9d914c",
                      *         "name": "nightly export",
                      *         "prefix": "ak_live_3kTq9ZbW1xExampleKeyShownOnce",
                      *         "scopes": [
                      *           "*"
                      *         ],
-                     *         "expires_at": "2027-11-24T22:58:36.180Z",
-                     *         "created_at": "2026-11-24T22:58:36.180Z"
+                     *         "expires_at": "2027-11-24T23:07:06.391Z",
+                     *         "created_at": "2026-11-24T23:07:06.391Z"
                      *       }
                      *     }
                      */
@@ -5799,7 +5801,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "API key revoked",
-                     *       "id": "b4a6dc17-6c1a-41ef-91cf-77a51f3f34c2"
+                     *       "id": "3b14eeb5-c92b-42b5-972d-bfac77be8e92"
                      *     }
                      */
                     "application/json": {
@@ -6068,7 +6070,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Comment deleted",
-                     *       "id": "cf605781-7dc4-4e1b-9239-086e9fe370e0"
+                     *       "id": "30a65942-b67c-4048-9577-ae12cdf4b151"
                      *     }
                      */
                     "application/json": {
@@ -6308,10 +6310,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "<b>Café</b> Readers",
-                 *       "description": "Books <script>x</script>",
-                 *       "price_cents": 900,
-                 *       "interval": "year"
+                 *       "name": "Fund club",
+                 *       "price_cents": 5000,
+                 *       "interval": "month"
                  *     }
                  */
                 "application/json": {
@@ -6341,18 +6342,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "afe746d6-09d7-488e-bbbd-9b9199ce7a0e",
-                     *         "slug": "cafe-readers",
-                     *         "name": "Café Readers",
-                     *         "description": "Books",
+                     *         "id": "6ade6037-03af-4a36-b786-e8725bfb7906",
+                     *         "slug": "fund-club",
+                     *         "name": "Fund club",
+                     *         "description": null,
                      *         "is_private": false,
                      *         "requires_approval": false,
-                     *         "price_cents": 900,
+                     *         "price_cents": 5000,
                      *         "currency": "USD",
-                     *         "interval": "year",
-                     *         "owner_user_id": "8a55deba-2196-4eb1-a19e-9b22cfa4318b",
+                     *         "interval": "month",
+                     *         "owner_user_id": "19b01158-331e-4af9-8fe5-45726c7c0cbc",
                      *         "member_count": 1,
-                     *         "created_at": "2026-11-24T23:04:14.431Z",
+                     *         "created_at": "2026-11-24T23:07:30.419Z",
                      *         "membership": {
                      *           "role": "owner",
                      *           "status": "active"
@@ -6443,18 +6444,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "afe746d6-09d7-488e-bbbd-9b9199ce7a0e",
-                     *         "slug": "cafe-readers",
-                     *         "name": "Café Readers",
-                     *         "description": "Books",
+                     *         "id": "3a5b0329-4aff-4fdd-9777-f4d2613953dc",
+                     *         "slug": "fund-club-a8a9d1",
+                     *         "name": "Fund club",
+                     *         "description": null,
                      *         "is_private": false,
                      *         "requires_approval": false,
-                     *         "price_cents": 900,
+                     *         "price_cents": 5000,
                      *         "currency": "USD",
-                     *         "interval": "year",
-                     *         "owner_user_id": "8a55deba-2196-4eb1-a19e-9b22cfa4318b",
-                     *         "member_count": 1,
-                     *         "created_at": "2026-11-24T23:04:14.431Z"
+                     *         "interval": "month",
+                     *         "owner_user_id": "a696b63d-8352-423e-a7ee-486d5ae53ac0",
+                     *         "member_count": 2,
+                     *         "created_at": "2026-11-24T23:07:30.960Z",
+                     *         "membership": {
+                     *           "role": "owner",
+                     *           "status": "active"
+                     *         },
+                     *         "fund_balance_cents": 1825
                      *       }
                      *     }
                      */
@@ -6510,7 +6516,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "amount_cents": 100,
-                 *       "code": "133120"
+                 *       "code": "412592"
                  *     }
                  */
                 "application/json": {
@@ -6530,13 +6536,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "06f2b2cd-00fa-40a6-a383-d058f7000748",
-                     *         "community_id": "0ef1b055-9bd8-4f74-885d-205893752165",
+                     *         "id": "5539f8ab-dcaa-4ae7-905a-4278c4047e98",
+                     *         "community_id": "5b6d0bda-1945-4d72-9d25-c03eb502b629",
                      *         "amount_cents": 100,
                      *         "currency": "USD",
                      *         "status": "transferred",
                      *         "fund_balance_cents": 4725,
-                     *         "created_at": "2026-11-24T22:58:54.061Z"
+                     *         "created_at": "2026-11-24T23:07:30.931Z"
                      *       }
                      *     }
                      */
@@ -6655,7 +6661,7 @@ export interface operations {
                      *       "data": {
                      *         "method": "email",
                      *         "sent_to_hint": "o***@example.test",
-                     *         "expires_at": "2026-11-24T23:08:53.586Z"
+                     *         "expires_at": "2026-11-24T23:17:30.484Z"
                      *       }
                      *     }
                      */
@@ -6825,10 +6831,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "b349fcf7-ca81-4e01-a2e3-11dae88daaa2",
-                     *         "community_id": "0c319a40-2ff6-4a16-b882-065709cfd8c7",
+                     *         "id": "35e9146c-0357-4b09-bfff-ce922435d028",
+                     *         "community_id": "88f80710-f6f0-4fad-af73-a99849ac2382",
                      *         "user": {
-                     *           "id": "819cb773-9ddc-4534-9a4e-abecf8748f8a",
+                     *           "id": "b43e805c-73e1-4028-bb49-11c40c09b4ad",
                      *           "name": "Test User",
                      *           "avatar": null
                      *         },
@@ -6836,8 +6842,8 @@ export interface operations {
                      *         "amount_cents": 3000,
                      *         "currency": "USD",
                      *         "status": "approved",
-                     *         "decided_at": "2026-11-24T23:04:14.928Z",
-                     *         "created_at": "2026-11-24T23:04:14.862Z"
+                     *         "decided_at": "2026-11-24T23:08:42.798Z",
+                     *         "created_at": "2026-11-24T23:08:42.749Z"
                      *       }
                      *     }
                      */
@@ -6927,10 +6933,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "30d6b1e4-4051-4a81-8ac2-7ce1940da384",
-                     *         "community_id": "bf34d853-a26d-4d21-92f0-dd6186ad9237",
+                     *         "id": "e70092df-8b29-467e-9b90-f431fc9c097d",
+                     *         "community_id": "b79826e6-c48c-4b3d-95e6-c1e4f02f25cb",
                      *         "user": {
-                     *           "id": "9b677939-8bc2-4eab-a642-2466412288db",
+                     *           "id": "b2beb0ef-76b9-4306-8094-f7859c4e33e3",
                      *           "name": "Test User",
                      *           "avatar": null
                      *         },
@@ -6938,8 +6944,8 @@ export interface operations {
                      *         "amount_cents": 1500,
                      *         "currency": "USD",
                      *         "status": "declined",
-                     *         "decided_at": "2026-11-24T23:04:15.109Z",
-                     *         "created_at": "2026-11-24T23:04:15.049Z"
+                     *         "decided_at": "2026-11-24T23:08:42.956Z",
+                     *         "created_at": "2026-11-24T23:08:42.916Z"
                      *       }
                      *     }
                      */
@@ -7034,10 +7040,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "join_id": "82b0417c-0fc4-45e3-8486-d21649969070",
+                     *         "join_id": "be9f80cb-957b-4868-879d-3acb90d605c4",
                      *         "status": "pending_payment",
                      *         "intent_type": "payment",
-                     *         "client_secret": "pi_sb_9ff73a99b21531e1f530601a_secret_96838824ee81647a3153d8e0"
+                     *         "client_secret": "pi_sb_fbfeed49f82427e78ec6fb62_secret_910a692fc5d6d3e4e7eff510"
                      *       }
                      *     }
                      */
@@ -7140,8 +7146,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "community_id": "c20c6457-d5ff-4237-8485-fc7deeb58903",
-                     *         "user_id": "7b244ece-8b4f-439c-bf54-98ccf668460e",
+                     *         "community_id": "60257875-54a5-4c1c-b526-1a4d011cd8f6",
+                     *         "user_id": "c5da42b6-5514-4669-aba5-5a6080f6bff7",
                      *         "role": "leader",
                      *         "status": "active"
                      *       }
@@ -7219,8 +7225,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "community_id": "c20c6457-d5ff-4237-8485-fc7deeb58903",
-                     *         "user_id": "7b244ece-8b4f-439c-bf54-98ccf668460e",
+                     *         "community_id": "60257875-54a5-4c1c-b526-1a4d011cd8f6",
+                     *         "user_id": "c5da42b6-5514-4669-aba5-5a6080f6bff7",
                      *         "role": "member",
                      *         "status": "active"
                      *       }
@@ -7298,16 +7304,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "5c215680-fcc5-4bd4-8277-c30bd2e3b371",
-                     *           "name": "Big cj7ujb",
-                     *           "slug": "user-71adbb16",
+                     *           "id": "d2a68628-674b-43db-9394-1e4ac3f161d6",
+                     *           "name": "Big 0bpeeu",
+                     *           "slug": "user-4402a199",
                      *           "avatar": null,
                      *           "fundsRaised": 1234567.89
                      *         },
                      *         {
-                     *           "id": "122ccae9-decc-42da-a577-a3a3c79ab792",
-                     *           "name": "Creator vxa57t",
-                     *           "slug": "user-d3b7fefa",
+                     *           "id": "610cf71f-9856-4264-9353-ab4e120c07ec",
+                     *           "name": "Creator jc01kq",
+                     *           "slug": "user-588bf706",
                      *           "avatar": null,
                      *           "fundsRaised": 725
                      *         }
@@ -7418,7 +7424,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "7c026e7d-7e26-4537-8ca4-6d0aa609f408",
+                     *         "id": "28035193-6382-4de5-b947-4aef3f7a8a2a",
                      *         "status": "received"
                      *       }
                      *     }
@@ -7569,10 +7575,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "fundraiser_id": "1ef0c857-aa12-4860-a811-488bbeed126c",
-                 *       "amount_cents": 2000,
-                 *       "donor_email": "typed@example.test",
-                 *       "donor_name": "Typed Donor"
+                 *       "fundraiser_id": "0e7c807e-7633-4b77-ae30-ae3caf11f218",
+                 *       "amount_cents": 9554,
+                 *       "tip_cents": 0,
+                 *       "donor_email": "donor34@load.test"
                  *     }
                  */
                 "application/json": {
@@ -7612,8 +7618,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "donation_id": "2762a90a-75d0-44e0-892f-42d395989302",
-                     *         "url": "http://api.test/sandbox/checkout/cs_sb_3ab2906b03d7dc8dd42d7b26",
+                     *         "donation_id": "d8608b91-5e32-4aeb-b0b2-896abd64d70b",
+                     *         "url": "http://api.test/sandbox/checkout/cs_sb_a16c59e062f326de0e9ae586",
                      *         "status": "pending"
                      *       }
                      *     }
@@ -7713,18 +7719,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "90e836fa-41a7-4e6e-bde0-6cfe682e1b94",
+                     *         "id": "37b4bb1a-d67f-4172-9b14-665e8fd1021d",
                      *         "status": "pending",
-                     *         "amount_cents": 2500,
-                     *         "tip_cents": 0,
+                     *         "amount_cents": 1500,
+                     *         "tip_cents": 200,
                      *         "currency": "USD",
                      *         "fundraiser": {
-                     *           "id": "307d1c67-5544-4be2-a85f-9d8ecbe93712",
-                     *           "title": "Test campaign e36a4cf3",
-                     *           "slug": "test-campaign-e36a4cf3"
+                     *           "id": "b7fad358-1d3a-4cd8-8715-f681ad875f7b",
+                     *           "title": "Test campaign 6ca2c693",
+                     *           "slug": "test-campaign-6ca2c693"
                      *         },
                      *         "receipt_id": null,
-                     *         "created_at": "2026-11-24T22:58:36.375Z",
+                     *         "created_at": "2026-11-24T23:06:47.306Z",
                      *         "paid_at": null
                      *       }
                      *     }
@@ -7783,18 +7789,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "receipt_id": "scFyE33iFeLicqhkBUNWGgVEZak8sp9a",
-                     *         "donation_id": "2d769b12-d8ee-4017-bab8-cf3562a19de0",
+                     *         "receipt_id": "-CEZg_nHTzbhnEorUF2G_mJ-BTV_xyYW",
+                     *         "donation_id": "37b4bb1a-d67f-4172-9b14-665e8fd1021d",
                      *         "fundraiser": {
-                     *           "id": "fdba01b6-0798-4e20-8b1b-45350315658a",
-                     *           "title": "Test campaign 01659d01",
-                     *           "slug": "test-campaign-01659d01"
+                     *           "id": "b7fad358-1d3a-4cd8-8715-f681ad875f7b",
+                     *           "title": "Test campaign 6ca2c693",
+                     *           "slug": "test-campaign-6ca2c693"
                      *         },
-                     *         "amount_cents": 1000,
-                     *         "tip_cents": 300,
+                     *         "amount_cents": 1500,
+                     *         "tip_cents": 200,
                      *         "currency": "USD",
                      *         "donor_name": "Grace",
-                     *         "paid_at": "2026-11-24T22:58:37.822Z",
+                     *         "paid_at": "2026-11-24T23:06:47.336Z",
                      *         "note": null
                      *       }
                      *     }
@@ -7884,20 +7890,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "cf605781-7dc4-4e1b-9239-086e9fe370e0",
-                     *         "fundraiser_id": "fdba01b6-0798-4e20-8b1b-45350315658a",
+                     *         "id": "38c3f1d5-0673-408d-853b-cfaf495b05d4",
+                     *         "fundraiser_id": "d9fb9bb1-3683-4901-8c96-8622b0399a49",
                      *         "parent_id": null,
                      *         "body": "Go team!",
                      *         "gif_id": null,
                      *         "like_count": 0,
                      *         "liked_by_me": false,
                      *         "author": {
-                     *           "id": "64f9019a-31f2-4bc6-80c5-c6e344fccfa2",
+                     *           "id": "0b679345-0071-43a6-ab47-125997631db1",
                      *           "name": "Noter",
                      *           "avatar": null,
-                     *           "profile_slug": "user-31a92cdb"
+                     *           "profile_slug": "user-79f5b902"
                      *         },
-                     *         "created_at": "2026-11-24T22:58:38.150Z"
+                     *         "created_at": "2026-11-24T23:08:16.792Z"
                      *       }
                      *     }
                      */
@@ -7991,7 +7997,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "receipt_id": "iTXZMrL-vrUjJ4S_373-YS9iV9VYeRvq",
+                 *       "receipt_id": "mL7IR5KbCxpwl3zblarpGgtyInfI9oAr",
                  *       "email": "friend@example.test"
                  *     }
                  */
@@ -8100,34 +8106,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "34aa3b47-4baa-493e-a981-bdb64afdd64d",
-                     *           "amount_cents": 1200,
-                     *           "currency": "USD",
-                     *           "donor_name": null,
-                     *           "message": null,
-                     *           "created_at": "2026-11-24T22:58:38.316Z",
-                     *           "fundraiser": {
-                     *             "id": "a08c2b8d-a1c0-4596-b063-00483d8ef96e",
-                     *             "title": "Test campaign 1e5a48d4",
-                     *             "slug": "test-campaign-1e5a48d4"
-                     *           }
-                     *         },
-                     *         {
-                     *           "id": "e7aaf0a0-84eb-4a16-a31a-db0bc1f2db70",
-                     *           "amount_cents": 1100,
-                     *           "currency": "USD",
-                     *           "donor_name": "Named",
-                     *           "message": "Hi",
-                     *           "created_at": "2026-11-24T22:58:38.308Z",
-                     *           "fundraiser": {
-                     *             "id": "a08c2b8d-a1c0-4596-b063-00483d8ef96e",
-                     *             "title": "Test campaign 1e5a48d4",
-                     *             "slug": "test-campaign-1e5a48d4"
-                     *           }
-                     *         }
-                     *       ]
+                     *       "data": []
                      *     }
                      */
                     "application/json": {
@@ -8203,9 +8182,9 @@ export interface operations {
                      *         "gifts": 1,
                      *         "campaigns": [
                      *           {
-                     *             "id": "14314c72-f7c8-4c05-9cff-c39dfb55040d",
-                     *             "title": "Test campaign 68a09fd7",
-                     *             "slug": "test-campaign-68a09fd7"
+                     *             "id": "cbdada4d-29d3-49c8-9abf-d09e9f3f8b2b",
+                     *             "title": "Test campaign cf835675",
+                     *             "slug": "test-campaign-cf835675"
                      *           }
                      *         ],
                      *         "campaignsHidden": 0
@@ -8368,9 +8347,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "96834e13-30f6-462f-8212-662fa6f3a25d",
-                     *           "title": "Round trip zqcacheabfaecdb",
-                     *           "slug": "test-campaign-34424491",
+                     *           "id": "f8fb938a-8a1f-4f2c-811f-9b2309c46132",
+                     *           "title": "Test campaign 8ade318d",
+                     *           "slug": "test-campaign-8ade318d",
                      *           "summary": "A test campaign",
                      *           "goal_amount_cents": 100000,
                      *           "total_raised_cents": 0,
@@ -8389,47 +8368,18 @@ export interface operations {
                      *           "end_date": null,
                      *           "donor_count": 0,
                      *           "owner": {
-                     *             "id": "f157923b-56ee-469d-9c09-96d291776be5",
-                     *             "name": "Cache Owner",
+                     *             "id": "f4ebb120-bae3-421c-b7bd-737a3242afc4",
+                     *             "name": "Test User",
                      *             "avatar": null,
-                     *             "profile_slug": "user-b18523d1"
+                     *             "profile_slug": "user-7bd584ba"
                      *           },
-                     *           "created_at": "2026-11-24T23:04:07.399Z"
-                     *         },
-                     *         {
-                     *           "id": "8699d7a5-5a2c-4499-9143-d20327d2fce5",
-                     *           "title": "Test campaign 486a74c9",
-                     *           "slug": "test-campaign-486a74c9",
-                     *           "summary": "A test campaign",
-                     *           "goal_amount_cents": 100000,
-                     *           "total_raised_cents": 0,
-                     *           "percentage_funded": 0,
-                     *           "currency": "USD",
-                     *           "status": "active",
-                     *           "type": "personal",
-                     *           "is_project": false,
-                     *           "category": "1",
-                     *           "category_name": "Medical",
-                     *           "cover_image": "https://img.example.test/cover.jpg",
-                     *           "cover_image_focal_x": null,
-                     *           "cover_image_focal_y": null,
-                     *           "cover_tint": null,
-                     *           "location": null,
-                     *           "end_date": null,
-                     *           "donor_count": 0,
-                     *           "owner": {
-                     *             "id": "f157923b-56ee-469d-9c09-96d291776be5",
-                     *             "name": "Cache Owner",
-                     *             "avatar": null,
-                     *             "profile_slug": "user-b18523d1"
-                     *           },
-                     *           "created_at": "2026-11-24T23:04:07.301Z"
+                     *           "created_at": "2026-11-24T23:05:25.883Z"
                      *         }
                      *       ],
                      *       "pagination": {
-                     *         "limit": 20,
+                     *         "limit": 5,
                      *         "offset": 0,
-                     *         "total": 2
+                     *         "total": 1
                      *       }
                      *     }
                      */
@@ -8495,10 +8445,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "Tint 05738e0a-09a0-4b55-899e-3d7ac13158a1",
-                 *       "goal_amount_cents": 1000,
-                 *       "status": "draft",
-                 *       "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWM4ISdHNmIY1Sw3GmByo4lEbjRjyA1cYQAAS6uWUAFQruUAAAAASUVORK5CYII="
+                 *       "title": "Live campaign 001fe8f5-bcb5-41d8-8e3a-a1cb3a902714",
+                 *       "summary": "Help us rebuild",
+                 *       "story_html": "<p>Our community centre burned down and we need to rebuild it.</p>",
+                 *       "goal_amount_cents": 500000,
+                 *       "cover_image": "https://img.example.test/cover.jpg",
+                 *       "status": "active"
                  *     }
                  */
                 "application/json": {
@@ -8552,50 +8504,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f4b1f82b-5fb7-4e3c-a74b-52145c882821",
-                     *         "title": "Tint 05738e0a-09a0-4b55-899e-3d7ac13158a1",
-                     *         "slug": "tint-05738e0a-09a0-4b55-899e-3d7ac13158a1",
-                     *         "summary": null,
-                     *         "story_html": null,
-                     *         "goal_amount_cents": 1000,
+                     *         "id": "751c3f71-7605-42ab-b2e3-83b1449f5441",
+                     *         "title": "Live campaign 001fe8f5-bcb5-41d8-8e3a-a1cb3a902714",
+                     *         "slug": "live-campaign-001fe8f5-bcb5-41d8-8e3a-a1cb3a902714",
+                     *         "summary": "Help us rebuild",
+                     *         "story_html": "<p>Our community centre burned down and we need to rebuild it.</p>",
+                     *         "goal_amount_cents": 500000,
                      *         "currency": "USD",
-                     *         "status": "draft",
+                     *         "status": "active",
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
                      *         "category": null,
                      *         "tags": null,
-                     *         "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWM4ISdHNmIY1Sw3GmByo4lEbjRjyA1cYQAAS6uWUAFQruUAAAAASUVORK5CYII=",
+                     *         "cover_image": "https://img.example.test/cover.jpg",
                      *         "cover_image_focal_x": null,
                      *         "cover_image_focal_y": null,
                      *         "images": null,
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "81737595-773f-4fb4-bc76-99e08dc5081e",
+                     *         "owner_user_id": "105026b2-c6af-4bf8-8ea3-c6488e18ea36",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": null,
+                     *         "approved_at": "2026-11-24T23:06:27.747Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0,
                      *         "beneficiary_contact": null,
                      *         "trustStatus": {
-                     *           "aiDecision": "block",
-                     *           "trustScore": 75,
-                     *           "payoutHold": true,
-                     *           "rejectionReasons": [
-                     *             "story_too_short"
-                     *           ],
-                     *           "userMessages": [
-                     *             {
-                     *               "code": "STORY_TOO_SHORT",
-                     *               "field": "story_html",
-                     *               "message": "The story needs at least 20 characters of text."
-                     *             }
-                     *           ]
+                     *           "aiDecision": "approve",
+                     *           "trustScore": 100,
+                     *           "payoutHold": false,
+                     *           "rejectionReasons": [],
+                     *           "userMessages": []
                      *         }
                      *       }
                      *     }
@@ -8692,9 +8636,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "8699d7a5-5a2c-4499-9143-d20327d2fce5",
-                     *         "title": "Test campaign 486a74c9",
-                     *         "slug": "test-campaign-486a74c9",
+                     *         "id": "f8fb938a-8a1f-4f2c-811f-9b2309c46132",
+                     *         "title": "Test campaign 8ade318d",
+                     *         "slug": "test-campaign-8ade318d",
                      *         "summary": "A test campaign",
                      *         "story_html": "<p>A story long enough to read.</p>",
                      *         "goal_amount_cents": 100000,
@@ -8703,7 +8647,7 @@ export interface operations {
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
-                     *         "category": "1",
+                     *         "category": null,
                      *         "tags": null,
                      *         "cover_image": "https://img.example.test/cover.jpg",
                      *         "cover_image_focal_x": null,
@@ -8712,12 +8656,12 @@ export interface operations {
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "f157923b-56ee-469d-9c09-96d291776be5",
+                     *         "owner_user_id": "f4ebb120-bae3-421c-b7bd-737a3242afc4",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": "2026-11-24T23:04:07.301Z",
+                     *         "approved_at": "2026-11-24T23:05:25.883Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0
@@ -8787,7 +8731,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Fundraiser deleted",
-                     *       "id": "48453acb-a5ae-475a-a2a8-af3d22103cfb"
+                     *       "id": "3d78a293-b59a-4a51-9bf8-2c304242efd7"
                      *     }
                      */
                     "application/json": {
@@ -8847,7 +8791,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWMQ0bhDNmIY1XxnNMDujCaSO6MZ487AFQYAhEO1kGHYQZEAAAAASUVORK5CYII="
+                 *       "title": "The new title"
                  *     }
                  */
                 "application/json": {
@@ -8899,50 +8843,42 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "7f633ff8-16c9-4b65-b2d9-6593747219b4",
-                     *         "title": "Gray 8da4f9c8-e929-4f5a-9f6e-6310070d8fbd",
-                     *         "slug": "gray-8da4f9c8-e929-4f5a-9f6e-6310070d8fbd",
-                     *         "summary": null,
-                     *         "story_html": null,
-                     *         "goal_amount_cents": 1000,
+                     *         "id": "d070a08e-c4ba-484c-97c6-3637c0b00bad",
+                     *         "title": "The new title",
+                     *         "slug": "test-campaign-9e8e9acf",
+                     *         "summary": "A test campaign",
+                     *         "story_html": "<p>A story long enough to read.</p>",
+                     *         "goal_amount_cents": 100000,
                      *         "currency": "USD",
-                     *         "status": "draft",
+                     *         "status": "active",
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
                      *         "category": null,
                      *         "tags": null,
-                     *         "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWMQ0bhDNmIY1XxnNMDujCaSO6MZ487AFQYAhEO1kGHYQZEAAAAASUVORK5CYII=",
+                     *         "cover_image": "https://img.example.test/cover.jpg",
                      *         "cover_image_focal_x": null,
                      *         "cover_image_focal_y": null,
                      *         "images": null,
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "713b6b97-56b9-4342-9ee2-c4d8ab3fe837",
+                     *         "owner_user_id": "376a7852-cb9a-4ca6-bbd2-cdcd0c162ad9",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": null,
+                     *         "approved_at": "2026-11-24T23:06:56.546Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0,
                      *         "beneficiary_contact": null,
                      *         "trustStatus": {
-                     *           "aiDecision": "block",
-                     *           "trustScore": 75,
-                     *           "payoutHold": true,
-                     *           "rejectionReasons": [
-                     *             "story_too_short"
-                     *           ],
-                     *           "userMessages": [
-                     *             {
-                     *               "code": "STORY_TOO_SHORT",
-                     *               "field": "story_html",
-                     *               "message": "The story needs at least 20 characters of text."
-                     *             }
-                     *           ]
+                     *           "aiDecision": "approve",
+                     *           "trustScore": 100,
+                     *           "payoutHold": false,
+                     *           "rejectionReasons": [],
+                     *           "userMessages": []
                      *         }
                      *       }
                      *     }
@@ -9041,11 +8977,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [],
+                     *       "data": [
+                     *         {
+                     *           "id": "08939653-c2ad-4199-83dd-4a526c1fb6ff",
+                     *           "fundraiser_id": "30530e0c-7008-4119-82d8-8ecb7431b290",
+                     *           "parent_id": null,
+                     *           "body": "Tom & Jerry: 2 < 3",
+                     *           "gif_id": null,
+                     *           "like_count": 0,
+                     *           "liked_by_me": false,
+                     *           "author": {
+                     *             "id": "85b75dc0-a3e2-4b50-91d6-99035cfeedee",
+                     *             "name": "Alice",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-9fb9f980"
+                     *           },
+                     *           "created_at": "2026-11-24T23:06:37.399Z",
+                     *           "replies": []
+                     *         },
+                     *         {
+                     *           "id": "ee971aa2-673b-4b4e-835a-93b16feed86b",
+                     *           "fundraiser_id": "30530e0c-7008-4119-82d8-8ecb7431b290",
+                     *           "parent_id": null,
+                     *           "body": "ok",
+                     *           "gif_id": null,
+                     *           "like_count": 0,
+                     *           "liked_by_me": false,
+                     *           "author": {
+                     *             "id": "85b75dc0-a3e2-4b50-91d6-99035cfeedee",
+                     *             "name": "Alice",
+                     *             "avatar": null,
+                     *             "profile_slug": "user-9fb9f980"
+                     *           },
+                     *           "created_at": "2026-11-24T23:06:37.367Z",
+                     *           "replies": []
+                     *         }
+                     *       ],
                      *       "pagination": {
-                     *         "limit": 20,
+                     *         "limit": 100,
                      *         "offset": 0,
-                     *         "total": 0
+                     *         "total": 5
                      *       }
                      *     }
                      */
@@ -9113,7 +9084,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "body": "yay"
+                 *       "body": "  Go team!  "
                  *     }
                  */
                 "application/json": {
@@ -9138,20 +9109,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "69a6ea8c-dc5d-4cae-aca8-e5ed2bc2b5a4",
-                     *         "fundraiser_id": "d2f3dc27-e912-429f-a8f3-7c62a902f990",
+                     *         "id": "c3feb034-1dbe-41e4-83ec-1f3f4a566625",
+                     *         "fundraiser_id": "8dbd5151-8b11-4ceb-9b1a-aa7d554482bb",
                      *         "parent_id": null,
-                     *         "body": "yay",
+                     *         "body": "Go team!",
                      *         "gif_id": null,
                      *         "like_count": 0,
                      *         "liked_by_me": false,
                      *         "author": {
-                     *           "id": "a4568a51-7e6d-4a86-a5e9-1f6d422fc520",
-                     *           "name": "Test User",
+                     *           "id": "85b75dc0-a3e2-4b50-91d6-99035cfeedee",
+                     *           "name": "Alice",
                      *           "avatar": null,
-                     *           "profile_slug": "user-591d16f5"
+                     *           "profile_slug": "user-9fb9f980"
                      *         },
-                     *         "created_at": "2026-11-24T23:04:08.215Z"
+                     *         "created_at": "2026-11-24T23:06:37.168Z"
                      *       }
                      *     }
                      */
@@ -9293,15 +9264,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "fundraiser_id": "ec97b053-9f65-44ae-8946-951f1ba803cb",
+                     *         "fundraiser_id": "55ab5a33-6c56-4011-8cc6-0cf35fb6fb11",
                      *         "endorser": {
-                     *           "id": "3291f3e9-b94b-4aba-91f4-ee54f8695fd4",
+                     *           "id": "e6ab3771-b508-4fd1-997d-8d67faaa88bd",
                      *           "name": "Fan <b>One</b>",
                      *           "avatar": null,
-                     *           "profile_slug": "user-83241936"
+                     *           "profile_slug": "user-419f1b3c"
                      *         },
                      *         "message": "Great cause",
-                     *         "created_at": "2026-11-24T23:00:22.096Z"
+                     *         "created_at": "2026-11-24T23:07:23.963Z"
                      *       }
                      *     }
                      */
@@ -9487,10 +9458,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "70c14ec0-c21e-424c-8cc1-bec7e5cb0f58",
-                     *         "fundraiser_id": "677ea6cd-86bf-4d73-a5a6-616d72d1bac9",
+                     *         "id": "225aaee8-f638-4da0-870b-f5c91a74ff57",
+                     *         "fundraiser_id": "829dc7a6-cce0-4931-b195-1956b21d6f09",
                      *         "email": "friend@example.test",
-                     *         "created_at": "2026-11-24T23:00:22.598Z"
+                     *         "created_at": "2026-11-24T23:07:24.131Z"
                      *       }
                      *     }
                      */
@@ -9613,13 +9584,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "a4b0790d-f932-40eb-853e-5dd841378d91",
+                     *         "id": "0fb44fec-d7a4-42e0-968a-b6815dfc6ec6",
                      *         "kind": "image",
-                     *         "url": "http://api.test/media/uploads/38453017-1034-4dff-a459-defc0ee9c4a8/cbab8280-0857-4983-a247-38fcd322180d.png",
+                     *         "url": "http://api.test/media/uploads/fd35d655-3369-4e8e-ac9d-4c440a344af3/a7686b8c-e7af-4838-8103-8f42b9bc1681.png",
                      *         "content_type": "image/png",
-                     *         "bytes": 1415,
-                     *         "width": 320,
-                     *         "height": 200
+                     *         "bytes": 8128,
+                     *         "width": 800,
+                     *         "height": 600
                      *       }
                      *     }
                      */
@@ -9744,26 +9715,26 @@ export interface operations {
                      * @example {
                      *       "milestones": [
                      *         {
-                     *           "id": "61f88b4c-d7c9-4853-842d-ca6225febfd7",
-                     *           "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *           "id": "10a75e19-dbcf-4dd5-bbb3-efc1944bdb3d",
+                     *           "fundraiser_id": "95812e01-f138-455e-8485-fbae3549108c",
                      *           "title": "Early one",
                      *           "description": null,
                      *           "due_date": "2027-01-01",
                      *           "amount_cents": null,
                      *           "status": "planned",
                      *           "completed_at": null,
-                     *           "created_at": "2026-11-24T22:59:23.183Z"
+                     *           "created_at": "2026-11-24T23:07:50.201Z"
                      *         },
                      *         {
-                     *           "id": "a82302bb-f675-484b-83f8-8cccdb6abb3d",
-                     *           "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *           "id": "dc589ae2-197b-414d-b3ef-b73e10b99f44",
+                     *           "fundraiser_id": "95812e01-f138-455e-8485-fbae3549108c",
                      *           "title": "Early two",
                      *           "description": null,
                      *           "due_date": "2027-01-01",
                      *           "amount_cents": null,
                      *           "status": "planned",
                      *           "completed_at": null,
-                     *           "created_at": "2026-11-24T22:59:23.193Z"
+                     *           "created_at": "2026-11-24T23:07:50.218Z"
                      *         }
                      *       ]
                      *     }
@@ -9848,7 +9819,7 @@ export interface operations {
                      *       "data": {
                      *         "body_html": "<p>Report 0</p>",
                      *         "images": [],
-                     *         "updated_at": "2026-11-24T22:59:07.419Z"
+                     *         "updated_at": "2026-11-24T23:07:35.620Z"
                      *       }
                      *     }
                      */
@@ -10222,7 +10193,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "fundraiser_id": "921ee89a-8e08-439e-873e-b174d29da7aa",
+                     *         "fundraiser_id": "da398ee2-0a34-4960-b9d8-1d679e4dcb17",
                      *         "channel": "whatsapp",
                      *         "shares_count": 1
                      *       }
@@ -10314,8 +10285,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "fundraiser_id": "f5da2919-bdff-495b-8437-b8c30c35db2c",
-                     *         "title": "Test campaign 8c31da37",
+                     *         "fundraiser_id": "08c69141-1152-4128-827e-48d6b7da07c7",
+                     *         "title": "Test campaign f0dd0f83",
                      *         "goal_amount_cents": 20000,
                      *         "total_raised_cents": 5000,
                      *         "total_tips_cents": 0,
@@ -10383,20 +10354,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "label": "Bbb e870c0, Testland",
-                     *           "lat": -1.01,
-                     *           "lng": 100,
-                     *           "count": 2
-                     *         },
-                     *         {
-                     *           "label": "Ccc e870c0, Testland",
-                     *           "lat": 5,
-                     *           "lng": 5,
-                     *           "count": 2
-                     *         }
-                     *       ]
+                     *       "data": []
                      *     }
                      */
                     "application/json": {
@@ -10446,45 +10404,45 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "8699d7a5-5a2c-4499-9143-d20327d2fce5",
-                     *         "title": "Test campaign 486a74c9",
-                     *         "slug": "test-campaign-486a74c9",
-                     *         "summary": "A test campaign",
-                     *         "story_html": "<p>A story long enough to read.</p>",
-                     *         "goal_amount_cents": 100000,
+                     *         "id": "29c2f448-b531-4cf9-95dc-b2ed34da2a3e",
+                     *         "title": "Winter food for the Austin dog shelter",
+                     *         "slug": "demo-winter-food-for-the-austin-dog-shelter",
+                     *         "summary": "Kibble and vaccines for 120 rescued dogs.",
+                     *         "story_html": "<p>Kibble and vaccines for 120 rescued dogs. Every gift goes straight to the cause, and we will post updates as we go.</p>",
+                     *         "goal_amount_cents": 800000,
                      *         "currency": "USD",
                      *         "status": "active",
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
-                     *         "category": "1",
+                     *         "category": "4",
                      *         "tags": null,
-                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image": null,
                      *         "cover_image_focal_x": null,
                      *         "cover_image_focal_y": null,
                      *         "images": null,
                      *         "video_url": null,
-                     *         "location": null,
+                     *         "location": "Austin, TX",
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "f157923b-56ee-469d-9c09-96d291776be5",
+                     *         "owner_user_id": "17002dc9-cdb3-4e65-9d33-93982017ec76",
                      *         "org_id": null,
-                     *         "donor_count": 0,
+                     *         "donor_count": 5,
                      *         "source_language": "en",
-                     *         "end_date": null,
-                     *         "approved_at": "2026-11-24T23:04:07.301Z",
+                     *         "end_date": "2027-02-22",
+                     *         "approved_at": "2026-11-24T23:05:52.265Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
-                     *         "donations_last_24h": 0,
-                     *         "total_raised_cents": 0,
-                     *         "category_name": "Medical",
+                     *         "donations_last_24h": 5,
+                     *         "total_raised_cents": 312500,
+                     *         "category_name": "Animals",
                      *         "profiles": {
-                     *           "name": "Cache Owner",
+                     *           "name": "Demo Creator",
                      *           "avatar": null,
                      *           "email_verified": true,
-                     *           "profile_slug": "user-b18523d1"
+                     *           "profile_slug": "demo-creator"
                      *         },
-                     *         "donation_count": 0,
-                     *         "percentage_funded": 0,
+                     *         "donation_count": 5,
+                     *         "percentage_funded": 39.06,
                      *         "shares_count": 0,
                      *         "outcome_report": null
                      *       }
@@ -10978,27 +10936,28 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "kind": "gift",
-                     *           "at": "2026-11-24T23:04:14.394Z",
+                     *           "at": "2026-11-24T23:06:28.302Z",
                      *           "fundraiser": {
-                     *             "id": "87d31a54-8a2c-4ab0-8722-b125a9bd3105",
-                     *             "title": "Activity water well",
-                     *             "slug": "test-campaign-87c090a6"
+                     *             "id": "eeebb8fe-4130-4d90-8c7e-6692f7027512",
+                     *             "title": "Test campaign bb1c4582",
+                     *             "slug": "test-campaign-bb1c4582"
                      *           },
-                     *           "amount_cents": 2500,
+                     *           "amount_cents": 5000,
                      *           "currency": "USD",
                      *           "donor_name": null
                      *         },
                      *         {
-                     *           "kind": "gift",
-                     *           "at": "2026-11-24T23:04:13.375Z",
+                     *           "kind": "achievement",
+                     *           "at": "2026-11-24T23:06:28.018Z",
                      *           "fundraiser": {
-                     *             "id": "87d31a54-8a2c-4ab0-8722-b125a9bd3105",
-                     *             "title": "Activity water well",
-                     *             "slug": "test-campaign-87c090a6"
+                     *             "id": "3f459f0f-dde7-4ddb-affd-725d35346a67",
+                     *             "title": "Card campaign 4c2e8a",
+                     *             "slug": "test-campaign-5301fca5"
                      *           },
-                     *           "amount_cents": 1500,
-                     *           "currency": "USD",
-                     *           "donor_name": "Visible Vera"
+                     *           "achievement": {
+                     *             "code": "XxMGy67IajkfA0Zo",
+                     *             "label": "First update"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -11117,7 +11076,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "user-5065a1b2@example.test",
+                 *       "email": "user-ca86c59d@example.test",
                  *       "challengeName": "NEW_PASSWORD_REQUIRED",
                  *       "session": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl",
                  *       "newPassword": "brand-new-9"
@@ -11144,13 +11103,13 @@ export interface operations {
                      * @example {
                      *       "message": "Signed in",
                      *       "user": {
-                     *         "id": "fce11954-24b8-4a72-a37e-2d61663cb6d3",
-                     *         "email": "user-5065a1b2@example.test",
+                     *         "id": "574b193f-dbb5-415d-ba93-229742fb00ec",
+                     *         "email": "user-ca86c59d@example.test",
                      *         "name": "Test User",
                      *         "avatar": null,
                      *         "role": "user",
                      *         "email_verified": true,
-                     *         "profile_slug": "user-3c8582ae"
+                     *         "profile_slug": "user-1996a009"
                      *       },
                      *       "expiresIn": 3600
                      *     }
@@ -11319,8 +11278,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "user-9f383360@example.test",
-                 *       "code": "904519"
+                 *       "email": "user-c7ad2652@example.test",
+                 *       "code": "541873"
                  *     }
                  */
                 "application/json": {
@@ -11396,7 +11355,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "nobody@example.test"
+                 *       "email": "user-7a601bd3@example.test"
                  *     }
                  */
                 "application/json": {
@@ -11514,13 +11473,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "user": {
-                     *         "id": "961ffe10-dc4f-4bda-9d83-e0001358071d",
-                     *         "email": "user-05625dcc@example.test",
+                     *         "id": "c0a6705e-9b82-42ae-954e-20b77d0026ab",
+                     *         "email": "user-87acdfa8@example.test",
                      *         "name": "Test User",
                      *         "avatar": null,
                      *         "role": "user",
                      *         "email_verified": true,
-                     *         "profile_slug": "user-021a2037"
+                     *         "profile_slug": "user-3d3b1948"
                      *       }
                      *     }
                      */
@@ -11737,7 +11696,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "user-c6ab8d77@example.test"
+                 *       "email": "user-82e7197a@example.test"
                  *     }
                  */
                 "application/json": {
@@ -11829,8 +11788,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "user-da84c3b4@example.test",
-                 *       "code": "931867",
+                 *       "email": "user-02060e39@example.test",
+                 *       "code": "811329",
                  *       "newPassword": "fresh-start-5"
                  *     }
                  */
@@ -11908,8 +11867,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "IDP-1795561112438-9@EXAMPLE.TEST",
-                 *       "password": "sturdy-pass-7"
+                 *       "email": "user-77028a21@example.test",
+                 *       "password": "correct-horse-42"
                  *     }
                  */
                 "application/json": {
@@ -11929,17 +11888,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Signed in",
-                     *       "user": {
-                     *         "id": "12dc2445-7dcb-4864-b8ba-cb453f0a2a7e",
-                     *         "email": "idp-1795561112438-9@example.test",
-                     *         "name": "Sam",
-                     *         "avatar": null,
-                     *         "role": "user",
-                     *         "email_verified": false,
-                     *         "profile_slug": null
-                     *       },
-                     *       "expiresIn": 3600
+                     *       "challengeRequired": true,
+                     *       "challengeName": "NEW_PASSWORD_REQUIRED",
+                     *       "session": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJleGFtcGxlIn0.c2lnbmF0dXJl"
                      *     }
                      */
                     "application/json": {
@@ -12021,8 +11972,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "idp-1795561112134-1@example.test",
-                 *       "password": "sturdy-pass-7"
+                 *       "email": "amb-1795561594975@example.test",
+                 *       "password": "ambassador-1",
+                 *       "ambassadorInviteToken": "sf4DZYDRvbjY8Xwe69F3LWn0nkWAxPhh"
                  *     }
                  */
                 "application/json": {
@@ -12047,11 +11999,11 @@ export interface operations {
                      *       "message": "Account created. We sent a link to verify your email address.",
                      *       "userConfirmed": true,
                      *       "user": {
-                     *         "id": "e747c249-8d65-4d06-8bd1-1d120794bc15",
-                     *         "email": "idp-1795561112134-1@example.test",
+                     *         "id": "044b53eb-80a4-4894-84d6-1118be95c2b2",
+                     *         "email": "amb-1795561594975@example.test",
                      *         "name": null,
                      *         "avatar": null,
-                     *         "role": "user",
+                     *         "role": "ambassador",
                      *         "email_verified": false,
                      *         "profile_slug": null
                      *       }
@@ -12172,12 +12124,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "image_url": "http://api.test/media/uploads/a782d1bd-3566-4417-adca-a33fd9095305/9f42c133-2bb1-4dd6-b540-18e4e4be33d3.png",
+                 *       "image_url": "http://api.test/media/uploads/cb5fb716-2073-4b6b-bcf0-8c2f9f3f64e9/3a0fe7bb-7845-4bb3-9526-03d26e5d38a6.png",
                  *       "crop": {
                  *         "x": 10,
-                 *         "y": 20,
-                 *         "width": 120,
-                 *         "height": 90
+                 *         "y": 10,
+                 *         "width": 30,
+                 *         "height": 20
                  *       }
                  *     }
                  */
@@ -12204,14 +12156,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "47e1b5f1-fcd8-4648-888a-4a0e9521b5b1",
-                     *         "url": "http://api.test/media/crops/081d02fc-4375-4412-b51e-c7aeea7c39d9/1564e1ec-482c-4cd4-84f4-bf400539c1d0.png",
-                     *         "original_url": "http://api.test/media/uploads/a782d1bd-3566-4417-adca-a33fd9095305/9f42c133-2bb1-4dd6-b540-18e4e4be33d3.png",
+                     *         "id": "bbc51657-19e8-4a42-baf7-5397945db5e8",
+                     *         "url": "http://api.test/media/crops/480440b6-4d40-466c-b05f-55e2b5553754/199ff194-8c08-4909-8c28-f1519765d7f5.png",
+                     *         "original_url": "http://api.test/media/uploads/cb5fb716-2073-4b6b-bcf0-8c2f9f3f64e9/3a0fe7bb-7845-4bb3-9526-03d26e5d38a6.png",
                      *         "crop": {
                      *           "x": 10,
-                     *           "y": 20,
-                     *           "width": 120,
-                     *           "height": 90
+                     *           "y": 10,
+                     *           "width": 30,
+                     *           "height": 20
                      *         }
                      *       }
                      *     }
@@ -12298,29 +12250,29 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "original_url": "http://api.test/media/uploads/a782d1bd-3566-4417-adca-a33fd9095305/9f42c133-2bb1-4dd6-b540-18e4e4be33d3.png",
+                     *         "original_url": "http://api.test/media/uploads/7d030ed2-d3c7-44e1-a754-d7d3efb76bb5/6d72d6f5-8c01-493f-adaf-b94f120796cb.png",
                      *         "crops": [
                      *           {
-                     *             "id": "47e1b5f1-fcd8-4648-888a-4a0e9521b5b1",
-                     *             "url": "http://api.test/media/crops/081d02fc-4375-4412-b51e-c7aeea7c39d9/1564e1ec-482c-4cd4-84f4-bf400539c1d0.png",
+                     *             "id": "442a56c4-ea09-4d57-a51b-63966435b164",
+                     *             "url": "http://api.test/media/crops/32849cb1-0fbc-4f80-a17e-3dc132005daa/b664a1d5-c778-4c04-b238-15d6e337d8f1.png",
                      *             "crop": {
                      *               "x": 10,
                      *               "y": 20,
                      *               "width": 120,
                      *               "height": 90
                      *             },
-                     *             "created_at": "2026-11-24T22:59:45.919Z"
+                     *             "created_at": "2026-11-24T23:07:40.823Z"
                      *           },
                      *           {
-                     *             "id": "13f9b39f-98eb-4d93-b2e4-6889ad148d88",
-                     *             "url": "http://api.test/media/crops/081d02fc-4375-4412-b51e-c7aeea7c39d9/3fcfe757-4ad2-463a-ba44-d874ee7083ff.png",
+                     *             "id": "428199bf-99ac-4339-b7bd-6e17fda2ded8",
+                     *             "url": "http://api.test/media/crops/32849cb1-0fbc-4f80-a17e-3dc132005daa/f6a8e75c-3138-4ef4-9904-c034b7968996.png",
                      *             "crop": {
                      *               "x": 0,
                      *               "y": 0,
                      *               "width": 50,
                      *               "height": 50
                      *             },
-                     *             "created_at": "2026-11-24T22:59:46.114Z"
+                     *             "created_at": "2026-11-24T23:07:40.891Z"
                      *           }
                      *         ]
                      *       }
@@ -12418,7 +12370,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "url": "http://api.test/media/ai-covers/5f3c5832-6150-41f3-97dc-bcc8354fd56e/0844227e-d6bd-49b1-9cf6-540d51772d36.png"
+                     *         "url": "http://api.test/media/ai-covers/ad1a7664-babc-408d-9172-c4821d986c7b/5b404a46-cfb5-4273-a8a7-a9b04324596a.png"
                      *       }
                      *     }
                      */
@@ -12547,10 +12499,10 @@ export interface operations {
                      *           "rank": 1,
                      *           "kind": "user",
                      *           "user": {
-                     *             "id": "9bac3227-81ce-4890-bc6c-3e9c0bc4e86f",
-                     *             "name": "Creator gegz2i",
+                     *             "id": "6771fc7b-944a-43ab-b781-9fd4b78f5884",
+                     *             "name": "Creator cc2kz0",
                      *             "avatar": null,
-                     *             "profile_slug": "user-3f6120cb"
+                     *             "profile_slug": "user-a2c5ba05"
                      *           },
                      *           "anonymousKey": null,
                      *           "raised_cents": 72000,
@@ -12562,10 +12514,10 @@ export interface operations {
                      *           "rank": 2,
                      *           "kind": "user",
                      *           "user": {
-                     *             "id": "41c628df-a21d-4f99-97ab-cd781ac997a7",
-                     *             "name": "Donor gegz2i",
+                     *             "id": "0e139f8e-f2a7-4bf8-a604-25ffe1650c05",
+                     *             "name": "Donor cc2kz0",
                      *             "avatar": null,
-                     *             "profile_slug": "user-2e2279b8"
+                     *             "profile_slug": "user-a8a4b923"
                      *           },
                      *           "anonymousKey": null,
                      *           "raised_cents": 0,
@@ -12748,27 +12700,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "e3a79c6a-095d-44e5-a1a9-a17e89fbf525",
-                     *           "fundraiser_id": "e825264a-c980-460c-9710-23616345f00f",
+                     *           "id": "3e50eaba-583b-4901-9354-e691b4ce0043",
+                     *           "fundraiser_id": "16c3704d-cc84-425d-8aa1-bfb4da8faac8",
                      *           "type": "update",
                      *           "title": "Week 1",
                      *           "body": "Something happened",
                      *           "language": "en",
                      *           "like_count": 0,
                      *           "liked_by_me": false,
-                     *           "created_at": "2026-11-24T23:04:08.586Z",
+                     *           "created_at": "2026-11-24T23:07:12.253Z",
                      *           "edited_at": null,
                      *           "is_read": false,
                      *           "read_at": null,
                      *           "author": {
-                     *             "id": "4998e387-64d2-4d86-92d4-5deb75c8eb7a",
+                     *             "id": "4bd94d83-fb6c-4691-a143-d5127bcfbc6d",
                      *             "name": "Test User",
                      *             "avatar": null
                      *           },
                      *           "fundraiser": {
-                     *             "id": "e825264a-c980-460c-9710-23616345f00f",
-                     *             "title": "Test campaign 9eb8a544",
-                     *             "slug": "test-campaign-9eb8a544",
+                     *             "id": "16c3704d-cc84-425d-8aa1-bfb4da8faac8",
+                     *             "title": "Test campaign f123752d",
+                     *             "slug": "test-campaign-f123752d",
                      *             "cover_image": "https://img.example.test/cover.jpg"
                      *           }
                      *         }
@@ -12919,7 +12871,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "until": "2026-11-24T23:04:21.521Z"
+                 *       "until": "2026-11-24T23:07:24.896Z"
                  *     }
                  */
                 "application/json": {
@@ -13005,7 +12957,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "user_id": "3e45be71-2308-410a-bec5-02e61756fa3e",
+                     *         "user_id": "a6ffbb53-6124-4f1f-af22-3bc8559d4e9d",
                      *         "credential": "id_token",
                      *         "roles": [
                      *           "user"
@@ -13075,11 +13027,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "00feea16-5932-41b2-9163-412303ac64d6",
+                     *           "id": "2510a83a-af09-4675-8668-d22e863af651",
                      *           "fundraiser": {
-                     *             "id": "d435d5ba-383c-4d74-bb17-f5f134ce0c95",
-                     *             "title": "Test campaign 690eb9ea",
-                     *             "slug": "test-campaign-690eb9ea"
+                     *             "id": "ecd03159-d68a-4980-83ac-0db98d5213e9",
+                     *             "title": "Test campaign 858f6cdc",
+                     *             "slug": "test-campaign-858f6cdc"
                      *           },
                      *           "amount_cents": 8888,
                      *           "tip_cents": 0,
@@ -13093,11 +13045,11 @@ export interface operations {
                      *           "refunded_at": null
                      *         },
                      *         {
-                     *           "id": "1ba90a2a-45fc-4d73-8048-d0c14dce222a",
+                     *           "id": "702d6c65-b6a1-4740-8aaf-bf21a0c228fe",
                      *           "fundraiser": {
-                     *             "id": "d435d5ba-383c-4d74-bb17-f5f134ce0c95",
-                     *             "title": "Test campaign 690eb9ea",
-                     *             "slug": "test-campaign-690eb9ea"
+                     *             "id": "ecd03159-d68a-4980-83ac-0db98d5213e9",
+                     *             "title": "Test campaign 858f6cdc",
+                     *             "slug": "test-campaign-858f6cdc"
                      *           },
                      *           "amount_cents": 9999,
                      *           "tip_cents": 0,
@@ -13282,9 +13234,50 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "notifications": [],
-                     *       "unreadCount": 0,
-                     *       "updatesUnreadCount": 2
+                     *       "notifications": [
+                     *         {
+                     *           "id": "44b0c5f7-17e5-4f38-b6ec-52e1fa5ba0c8",
+                     *           "type": "comment_received",
+                     *           "category": "social",
+                     *           "priority": "normal",
+                     *           "title": "New comment",
+                     *           "message": "<strong>Bob</strong> commented on <strong>Roof &lt;repairs&gt;</strong>: “Agreed”",
+                     *           "icon": "message-circle",
+                     *           "action_url": "http://site.test/fundraisers/test-campaign-3e62b8f6#comment-470c8bd8-e9ee-4e5e-9f3e-7453703280c8",
+                     *           "action_label": "View comment",
+                     *           "metadata": {
+                     *             "author_id": "3c69f896-124a-42bd-8535-1597c909e373",
+                     *             "parent_id": "0ff18b8d-b097-409e-a4a2-4567e1e3d02b",
+                     *             "comment_id": "470c8bd8-e9ee-4e5e-9f3e-7453703280c8",
+                     *             "fundraiser_id": "e5924f1c-373f-4670-8cc7-0e2ed9b80d69"
+                     *           },
+                     *           "is_read": false,
+                     *           "is_archived": false,
+                     *           "created_at": "2026-11-24T23:06:45.405Z"
+                     *         },
+                     *         {
+                     *           "id": "a9b9e554-f14b-4444-8e72-4d1389dac972",
+                     *           "type": "comment_received",
+                     *           "category": "social",
+                     *           "priority": "normal",
+                     *           "title": "New comment",
+                     *           "message": "<strong>Alice</strong> commented on <strong>Roof &lt;repairs&gt;</strong>: “Love this project”",
+                     *           "icon": "message-circle",
+                     *           "action_url": "http://site.test/fundraisers/test-campaign-3e62b8f6#comment-0ff18b8d-b097-409e-a4a2-4567e1e3d02b",
+                     *           "action_label": "View comment",
+                     *           "metadata": {
+                     *             "author_id": "85b75dc0-a3e2-4b50-91d6-99035cfeedee",
+                     *             "parent_id": null,
+                     *             "comment_id": "0ff18b8d-b097-409e-a4a2-4567e1e3d02b",
+                     *             "fundraiser_id": "e5924f1c-373f-4670-8cc7-0e2ed9b80d69"
+                     *           },
+                     *           "is_read": false,
+                     *           "is_archived": false,
+                     *           "created_at": "2026-11-24T23:06:44.089Z"
+                     *         }
+                     *       ],
+                     *       "unreadCount": 2,
+                     *       "updatesUnreadCount": 0
                      *     }
                      */
                     "application/json": {
@@ -13634,20 +13627,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "9119c2aa-277b-4357-be1f-642bf7fa17c1",
-                     *           "slug": "org-16de2cb2",
-                     *           "name": "Org 16de2cb2",
-                     *           "description": null,
-                     *           "website": null,
-                     *           "logo": null,
-                     *           "country": null,
-                     *           "parent_id": "c18d18b7-f2df-4613-a74b-97654c1d1875",
-                     *           "verified": false,
-                     *           "created_at": "2026-11-24T22:58:55.924Z"
-                     *         }
-                     *       ]
+                     *       "data": []
                      *     }
                      */
                     "application/json": {
@@ -13710,7 +13690,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "organization_id": "9119c2aa-277b-4357-be1f-642bf7fa17c1"
+                 *       "organization_id": "8ef30754-0ffd-4bb6-a969-219849627d4e"
                  *     }
                  */
                 "application/json": {
@@ -13728,16 +13708,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "9119c2aa-277b-4357-be1f-642bf7fa17c1",
-                     *         "slug": "org-16de2cb2",
-                     *         "name": "Org 16de2cb2",
+                     *         "id": "8ef30754-0ffd-4bb6-a969-219849627d4e",
+                     *         "slug": "org-ba9e47ef",
+                     *         "name": "Org ba9e47ef",
                      *         "description": null,
                      *         "website": null,
                      *         "logo": null,
                      *         "country": null,
-                     *         "parent_id": "c18d18b7-f2df-4613-a74b-97654c1d1875",
+                     *         "parent_id": "b018eda2-aa6f-4416-855c-346a71ab9222",
                      *         "verified": false,
-                     *         "created_at": "2026-11-24T22:58:55.924Z"
+                     *         "created_at": "2026-11-24T23:06:26.893Z"
                      *       }
                      *     }
                      */
@@ -13832,13 +13812,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "totalRaisedCents": 6000,
-                     *         "uniqueDonors": 2,
-                     *         "donationCount": 4,
-                     *         "fundraiserCount": 3,
-                     *         "activeFundraiserCount": 2,
-                     *         "memberCount": 1,
-                     *         "organizationCount": 3,
+                     *         "totalRaisedCents": 0,
+                     *         "uniqueDonors": 0,
+                     *         "donationCount": 0,
+                     *         "fundraiserCount": 0,
+                     *         "activeFundraiserCount": 0,
+                     *         "memberCount": 3,
+                     *         "organizationCount": 1,
                      *         "currency": "USD"
                      *       }
                      *     }
@@ -13921,30 +13901,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "0971b697-789d-4220-a091-ae5cb33259d6",
-                     *           "name": "Bank letter",
-                     *           "content_type": "application/pdf",
-                     *           "bytes": 48,
-                     *           "is_public": false,
-                     *           "url": null,
-                     *           "created_at": "2026-11-24T22:58:56.025Z"
-                     *         },
-                     *         {
-                     *           "id": "fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
-                     *           "name": "Annual report",
-                     *           "content_type": "application/pdf",
-                     *           "bytes": 48,
-                     *           "is_public": true,
-                     *           "url": "/api/v1/organizations/38697c84-ee66-435d-8a3b-27fe04cc1d86/documents/fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
-                     *           "created_at": "2026-11-24T22:58:56.018Z"
-                     *         }
-                     *       ],
+                     *       "data": [],
                      *       "pagination": {
                      *         "limit": 20,
                      *         "offset": 0,
-                     *         "total": 2
+                     *         "total": 0
                      *       }
                      *     }
                      */
@@ -14027,13 +13988,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
-                     *         "name": "Annual report",
+                     *         "id": "a428f45b-b428-4555-9d00-46b0cd498580",
+                     *         "name": "Doc",
                      *         "content_type": "application/pdf",
                      *         "bytes": 48,
-                     *         "is_public": true,
-                     *         "url": "/api/v1/organizations/38697c84-ee66-435d-8a3b-27fe04cc1d86/documents/fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
-                     *         "created_at": "2026-11-24T22:58:56.018Z"
+                     *         "is_public": false,
+                     *         "url": null,
+                     *         "created_at": "2026-11-24T23:06:26.193Z"
                      *       }
                      *     }
                      */
@@ -14203,50 +14164,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "db526e5a-9ca8-425d-b87c-9563c56e149c",
-                     *           "fundraiser": {
-                     *             "id": "24f0996b-83fc-454c-a9d6-c21d5a84cb46",
-                     *             "title": "Test campaign e6b02550",
-                     *             "slug": "test-campaign-e6b02550"
-                     *           },
-                     *           "amount_cents": 5000,
-                     *           "tip_cents": 0,
-                     *           "refunded_cents": 0,
-                     *           "currency": "USD",
-                     *           "status": "paid",
-                     *           "anonymous": true,
-                     *           "donor_name": null,
-                     *           "donor_email": null,
-                     *           "message": null,
-                     *           "created_at": "2026-11-24T22:58:56.513Z",
-                     *           "paid_at": "2026-11-24T22:58:56.513Z"
-                     *         },
-                     *         {
-                     *           "id": "bb4117f7-b444-47b5-b452-c2fcd5c130ed",
-                     *           "fundraiser": {
-                     *             "id": "24f0996b-83fc-454c-a9d6-c21d5a84cb46",
-                     *             "title": "Test campaign e6b02550",
-                     *             "slug": "test-campaign-e6b02550"
-                     *           },
-                     *           "amount_cents": 1200,
-                     *           "tip_cents": 0,
-                     *           "refunded_cents": 0,
-                     *           "currency": "USD",
-                     *           "status": "paid",
-                     *           "anonymous": false,
-                     *           "donor_name": "Test Donor",
-                     *           "donor_email": "named@x.test",
-                     *           "message": null,
-                     *           "created_at": "2026-11-24T22:58:55.505Z",
-                     *           "paid_at": "2026-11-24T22:58:55.505Z"
-                     *         }
-                     *       ],
+                     *       "data": [],
                      *       "pagination": {
                      *         "limit": 20,
                      *         "offset": 0,
-                     *         "total": 2
+                     *         "total": 0
                      *       }
                      *     }
                      */
@@ -14346,48 +14268,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "5f14193b-7ad9-4b5d-9a9c-0d992f9e3f72",
-                     *           "title": "Test campaign a0f1178d",
-                     *           "slug": "test-campaign-a0f1178d",
-                     *           "status": "active",
-                     *           "visibility": "public",
-                     *           "goal_amount_cents": 100000,
-                     *           "total_raised_cents": 0,
-                     *           "currency": "USD",
-                     *           "donor_count": 0,
-                     *           "donation_count": 0,
-                     *           "cover_image": "https://img.example.test/cover.jpg",
-                     *           "owner_user_id": "10eb5c0e-4330-4d68-8b69-db46d10a0df2",
-                     *           "org_id": "ee3b1867-d88c-4e33-8b0a-82ae5b135c0f",
-                     *           "end_date": null,
-                     *           "approved_at": "2026-11-24T22:58:55.380Z",
-                     *           "created_at": "2026-11-24T22:57:15.379Z"
-                     *         },
-                     *         {
-                     *           "id": "eab34b6a-915a-42bc-9e07-d7353d8e3f82",
-                     *           "title": "Test campaign d76abbc9",
-                     *           "slug": "test-campaign-d76abbc9",
-                     *           "status": "draft",
-                     *           "visibility": "public",
-                     *           "goal_amount_cents": 100000,
-                     *           "total_raised_cents": 0,
-                     *           "currency": "USD",
-                     *           "donor_count": 0,
-                     *           "donation_count": 0,
-                     *           "cover_image": "https://img.example.test/cover.jpg",
-                     *           "owner_user_id": "10eb5c0e-4330-4d68-8b69-db46d10a0df2",
-                     *           "org_id": "ee3b1867-d88c-4e33-8b0a-82ae5b135c0f",
-                     *           "end_date": null,
-                     *           "approved_at": null,
-                     *           "created_at": "2026-11-24T22:55:35.377Z"
-                     *         }
-                     *       ],
+                     *       "data": [],
                      *       "pagination": {
                      *         "limit": 20,
                      *         "offset": 0,
-                     *         "total": 3
+                     *         "total": 0
                      *       }
                      *     }
                      */
@@ -14485,29 +14370,29 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "user": {
-                     *             "id": "4d7a30ad-6ef4-4039-b9ee-dc6d0957d626",
+                     *             "id": "ed4d975d-8468-4e83-ae5b-26be62ca1c10",
                      *             "name": "Test User",
                      *             "avatar": null,
-                     *             "profile_slug": "user-6fbdebe6"
+                     *             "profile_slug": "user-1dcdd05e"
                      *           },
                      *           "role": "org_owner",
-                     *           "joined_at": "2026-11-24T22:58:55.795Z"
+                     *           "joined_at": "2026-11-24T23:06:25.887Z"
                      *         },
                      *         {
                      *           "user": {
-                     *             "id": "f314fdcf-5cf9-4afd-b276-6a1728e0a99d",
+                     *             "id": "af7b171e-511a-49f3-99dc-0f022ed06190",
                      *             "name": "Test User",
                      *             "avatar": null,
-                     *             "profile_slug": "user-a1468b5d"
+                     *             "profile_slug": "user-399b80f4"
                      *           },
-                     *           "role": "org_viewer",
-                     *           "joined_at": "2026-11-24T22:58:55.807Z"
+                     *           "role": "org_admin",
+                     *           "joined_at": "2026-11-24T23:06:25.908Z"
                      *         }
                      *       ],
                      *       "pagination": {
                      *         "limit": 20,
                      *         "offset": 0,
-                     *         "total": 2
+                     *         "total": 3
                      *       }
                      *     }
                      */
@@ -14576,8 +14461,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "USER-956571D3@EXAMPLE.TEST",
-                 *       "role": "org_admin"
+                 *       "user_id": "38b17e5d-a054-4d67-85e1-fcdcc8d11e5d",
+                 *       "role": "org_viewer"
                  *     }
                  */
                 "application/json": {
@@ -14600,13 +14485,13 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "user": {
-                     *           "id": "a70b8490-5d05-4221-adae-f6d0513ffb26",
+                     *           "id": "38b17e5d-a054-4d67-85e1-fcdcc8d11e5d",
                      *           "name": "Test User",
                      *           "avatar": null,
-                     *           "profile_slug": "user-af54cedd"
+                     *           "profile_slug": "user-dba2d318"
                      *         },
-                     *         "role": "org_admin",
-                     *         "joined_at": "2026-11-24T22:58:55.559Z"
+                     *         "role": "org_viewer",
+                     *         "joined_at": "2026-11-24T23:06:26.390Z"
                      *       }
                      *     }
                      */
@@ -14771,7 +14656,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "role": "org_admin"
+                 *       "role": "org_viewer"
                  *     }
                  */
                 "application/json": {
@@ -14791,13 +14676,13 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "user": {
-                     *           "id": "80400cb3-0f23-45d6-a1dc-8e312dcdd741",
+                     *           "id": "0b32efd6-af6e-48d8-9805-c5b71eee4a69",
                      *           "name": "Test User",
                      *           "avatar": null,
-                     *           "profile_slug": "user-7cd05f42"
+                     *           "profile_slug": "user-8c9bf23f"
                      *         },
-                     *         "role": "org_admin",
-                     *         "joined_at": "2026-11-24T22:58:55.620Z"
+                     *         "role": "org_viewer",
+                     *         "joined_at": "2026-11-24T23:06:26.396Z"
                      *       }
                      *     }
                      */
@@ -14887,42 +14772,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "e8c228cd-af90-4a93-bf10-55dcb5d6f41c",
-                     *           "amount_cents": 7738,
-                     *           "currency": "USD",
-                     *           "status": "paid",
-                     *           "arrival_date": "2026-11-25"
-                     *         }
-                     *       ],
+                     *       "data": [],
                      *       "pagination": {
                      *         "limit": 20,
                      *         "offset": 0,
-                     *         "total": 1
+                     *         "total": 0
                      *       },
-                     *       "account": {
-                     *         "id": "acct_sb_8e7d9067ed9e791f",
-                     *         "owner_type": "organization",
-                     *         "owner_id": "71209145-209a-4cad-b179-d968ee67a19c",
-                     *         "charges_enabled": true,
-                     *         "payouts_enabled": true,
-                     *         "details_submitted": true,
-                     *         "status": "active",
-                     *         "created_at": "2026-11-24T22:59:37.517Z"
-                     *       },
+                     *       "account": null,
                      *       "earnings": {
-                     *         "total_cents": 8000,
-                     *         "fees_cents": 262,
+                     *         "total_cents": 0,
+                     *         "fees_cents": 0,
                      *         "available_cents": 0,
                      *         "pending_cents": 0,
-                     *         "withdrawn_cents": 7738,
+                     *         "withdrawn_cents": 0,
                      *         "currency": "USD"
                      *       }
                      *     }
                      */
                     "application/json": {
-                        account: components["schemas"]["ProcessorAccount"] & (Record<string, never> | null);
+                        account: components["schemas"]["ProcessorAccount"] | null;
                         data: components["schemas"]["Payout"][];
                         earnings: {
                             available_cents: number;
@@ -14992,10 +14860,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "New <i>name</i>",
-                 *       "website": null,
-                 *       "country": "de",
-                 *       "slug": "ignored"
+                 *       "description": "Updated"
                  *     }
                  */
                 "application/json": {
@@ -15018,16 +14883,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "8df631a0-9b56-48c2-a736-90f7bd9af897",
-                     *         "slug": "org-f2c6eed6",
-                     *         "name": "New name",
-                     *         "description": null,
+                     *         "id": "b018eda2-aa6f-4416-855c-346a71ab9222",
+                     *         "slug": "org-9fd743eb",
+                     *         "name": "Org 9fd743eb",
+                     *         "description": "Updated",
                      *         "website": null,
                      *         "logo": null,
-                     *         "country": "DE",
+                     *         "country": null,
                      *         "parent_id": null,
                      *         "verified": false,
-                     *         "created_at": "2026-11-24T22:58:55.890Z"
+                     *         "created_at": "2026-11-24T23:06:25.887Z"
                      *       }
                      *     }
                      */
@@ -15108,10 +14973,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "c2fb12b2-f269-4bcc-ba04-fc16e885d416",
-                     *           "name": "Grace 543926af",
+                     *           "id": "28fc51f1-17f0-47fb-b360-ac3db19f40a3",
+                     *           "name": "Test User",
                      *           "avatar": null,
-                     *           "profile_slug": "user-7d129d29",
+                     *           "profile_slug": "user-24706050",
+                     *           "role": "org_viewer"
+                     *         },
+                     *         {
+                     *           "id": "891a8ecd-0530-4a1b-a695-8166c1167037",
+                     *           "name": "Test User",
+                     *           "avatar": null,
+                     *           "profile_slug": "user-644eda03",
                      *           "role": null
                      *         }
                      *       ]
@@ -15202,16 +15074,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "41a4e740-d549-47f3-a3ec-d08d9781cb28",
-                     *           "slug": "org-0529a514",
-                     *           "name": "Zebra dccde6f4 One",
+                     *           "id": "3f9cf0e8-f969-45dc-bc96-bec7d6533875",
+                     *           "slug": "org-ca9f7ba3",
+                     *           "name": "Zebra 08842e8e One",
                      *           "description": null,
                      *           "website": null,
                      *           "logo": null,
                      *           "country": null,
                      *           "parent_id": null,
                      *           "verified": false,
-                     *           "created_at": "2026-11-24T22:58:55.934Z"
+                     *           "created_at": "2026-11-24T23:08:54.727Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -15274,8 +15146,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Org 559784af",
-                 *       "slug": "org-559784af"
+                 *       "name": "Org 773dd1eb",
+                 *       "slug": "org-773dd1eb"
                  *     }
                  */
                 "application/json": {
@@ -15302,16 +15174,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "b901d445-edf3-4c15-92bb-c14cedc6356c",
-                     *         "slug": "org-559784af",
-                     *         "name": "Org 559784af",
+                     *         "id": "69e67952-beea-4cae-8194-21ad660c69e4",
+                     *         "slug": "org-773dd1eb",
+                     *         "name": "Org 773dd1eb",
                      *         "description": null,
                      *         "website": null,
                      *         "logo": null,
                      *         "country": null,
                      *         "parent_id": null,
                      *         "verified": false,
-                     *         "created_at": "2026-11-24T23:04:08.787Z"
+                     *         "created_at": "2026-11-24T23:06:01.038Z"
                      *       }
                      *     }
                      */
@@ -15423,16 +15295,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "84f96787-005c-4847-acc2-a3badcbbf454",
-                     *         "slug": "org-13405f32",
-                     *         "name": "Org 13405f32",
+                     *         "id": "69e67952-beea-4cae-8194-21ad660c69e4",
+                     *         "slug": "org-773dd1eb",
+                     *         "name": "Org 773dd1eb",
                      *         "description": null,
                      *         "website": null,
                      *         "logo": null,
                      *         "country": null,
                      *         "parent_id": null,
                      *         "verified": false,
-                     *         "created_at": "2026-11-24T22:58:36.305Z"
+                     *         "created_at": "2026-11-24T23:06:01.038Z"
                      *       }
                      *     }
                      */
@@ -15564,13 +15436,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
+                     *           "id": "cbd4ed64-2218-4fd6-8da4-8fb72825b7d8",
                      *           "name": "Annual report",
                      *           "content_type": "application/pdf",
                      *           "bytes": 48,
                      *           "is_public": true,
-                     *           "url": "/api/v1/organizations/38697c84-ee66-435d-8a3b-27fe04cc1d86/documents/fa3882bd-21c1-4262-8dec-4ddbfbef7bb0",
-                     *           "created_at": "2026-11-24T22:58:56.018Z"
+                     *           "url": "/api/v1/organizations/36b92169-e701-4cbf-8740-edbfc67de09e/documents/cbd4ed64-2218-4fd6-8da4-8fb72825b7d8",
+                     *           "created_at": "2026-11-24T23:08:54.858Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -15655,13 +15527,13 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "user": {
-                     *             "id": "4d7a30ad-6ef4-4039-b9ee-dc6d0957d626",
+                     *             "id": "94ce79cc-ccbf-4111-8702-ba96065cd70c",
                      *             "name": "Test User",
                      *             "avatar": null,
-                     *             "profile_slug": "user-6fbdebe6"
+                     *             "profile_slug": "user-de63877e"
                      *           },
                      *           "role": "org_owner",
-                     *           "joined_at": "2026-11-24T22:58:55.795Z"
+                     *           "joined_at": "2026-11-24T23:08:53.619Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -15813,33 +15685,33 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "74933525-ae12-49c0-b811-463d9be4ad9f",
+                     *           "id": "21042672-de2c-45f5-9851-83030c84593d",
                      *           "fundraiser": {
-                     *             "id": "f8b43b95-f4e0-4469-a288-e5d5e404dd77",
-                     *             "title": "Test campaign 63ed9c61",
-                     *             "slug": "test-campaign-63ed9c61"
+                     *             "id": "6b56d3ae-3659-41bd-baeb-ef8a7e75525f",
+                     *             "title": "Test campaign 229b79d1",
+                     *             "slug": "test-campaign-229b79d1"
                      *           },
                      *           "type": "update",
                      *           "title": "New",
                      *           "body": "second",
                      *           "language": "en",
                      *           "like_count": 0,
-                     *           "created_at": "2026-11-24T22:58:45.998Z",
+                     *           "created_at": "2026-11-24T23:08:44.815Z",
                      *           "edited_at": null
                      *         },
                      *         {
-                     *           "id": "7b0cd0c1-afc6-432d-aaec-e65a87d7cc50",
+                     *           "id": "5688bf2c-2f86-4d88-aebb-ffbf3a28cca3",
                      *           "fundraiser": {
-                     *             "id": "f8b43b95-f4e0-4469-a288-e5d5e404dd77",
-                     *             "title": "Test campaign 63ed9c61",
-                     *             "slug": "test-campaign-63ed9c61"
+                     *             "id": "6b56d3ae-3659-41bd-baeb-ef8a7e75525f",
+                     *             "title": "Test campaign 229b79d1",
+                     *             "slug": "test-campaign-229b79d1"
                      *           },
                      *           "type": "update",
                      *           "title": "Old",
                      *           "body": "first",
                      *           "language": "en",
                      *           "like_count": 0,
-                     *           "created_at": "2026-11-24T22:57:55.998Z",
+                     *           "created_at": "2026-11-24T23:07:54.815Z",
                      *           "edited_at": null
                      *         }
                      *       ],
@@ -15927,11 +15799,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "fundraiser_id": "fdba01b6-0798-4e20-8b1b-45350315658a",
-                 *       "amount_cents": 1000,
-                 *       "donor_email": "g@example.test",
-                 *       "tip_cents": 200,
-                 *       "message": "For <b>you</b><script>x()</script>"
+                 *       "fundraiser_id": "a24969cc-6279-460e-a877-2dbab5cbde18",
+                 *       "amount_cents": 16134,
+                 *       "tip_cents": 474,
+                 *       "donor_email": "donor61@load.test"
                  *     }
                  */
                 "application/json": {
@@ -15967,11 +15838,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "donation_id": "a3030fbe-00be-432d-bbfc-119506d7aa08",
-                     *         "payment_intent_id": "pi_sb_1ac21e74200c40a24791fc83",
-                     *         "client_secret": "pi_sb_1ac21e74200c40a24791fc83_secret_40cd63743f193c0dcddc4666",
-                     *         "amount_cents": 1000,
-                     *         "tip_cents": 200,
+                     *         "donation_id": "516db66c-e67d-4442-92ee-dafe9eefb085",
+                     *         "payment_intent_id": "pi_sb_b77b3fd864d6d9b590ffc7b3",
+                     *         "client_secret": "pi_sb_b77b3fd864d6d9b590ffc7b3_secret_8cf23d3aaba678d2b980d517",
+                     *         "amount_cents": 16134,
+                     *         "tip_cents": 474,
                      *         "currency": "USD",
                      *         "status": "pending"
                      *       }
@@ -16080,7 +15951,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "9f0bc97a-b6bc-4e7e-bad7-8736bf961bda",
+                     *           "id": "011a9145-522e-4a74-b77b-e13b85058130",
                      *           "amount_cents": 2000,
                      *           "currency": "USD",
                      *           "status": "paid",
@@ -16151,11 +16022,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "total_cents": 6000,
-                     *         "fees_cents": 0,
+                     *         "total_cents": 4000,
+                     *         "fees_cents": 152,
                      *         "available_cents": 0,
-                     *         "pending_cents": 0,
-                     *         "withdrawn_cents": 6000,
+                     *         "pending_cents": 4000,
+                     *         "withdrawn_cents": 0,
                      *         "currency": "USD"
                      *       }
                      *     }
@@ -16220,8 +16091,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "fundraiser_id": "962e464a-0a05-4384-a5f1-5009e46e06d8",
-                     *           "title": "Test campaign 065fe93e",
+                     *           "fundraiser_id": "296b7f2b-f761-4a94-b248-bd03d4239dbd",
+                     *           "title": "Test campaign e25f9ed5",
                      *           "pending_cents": 4000,
                      *           "available_on": null
                      *         }
@@ -16296,7 +16167,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "account_id": "acct_sb_1dfa700ad88043d2",
+                     *         "account_id": "acct_sb_d38d0afa6f5006df",
                      *         "repaired": {
                      *           "payouts": 1,
                      *           "donations": 0,
@@ -16413,7 +16284,7 @@ export interface operations {
                      *       "users_total": 11,
                      *       "total_raised_cents": 0,
                      *       "donations_total": 0,
-                     *       "computed_at": "2026-11-24T22:58:44.658Z"
+                     *       "computed_at": "2026-11-24T23:07:22.705Z"
                      *     }
                      */
                     "application/json": {
@@ -16468,16 +16339,16 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "aa3fa097-0e41-4d72-b69f-11214718f309",
+                     *           "id": "539af912-e848-4367-84f2-d3df357bcd61",
                      *           "name": "Zed Admin",
-                     *           "slug": "user-746acb20",
+                     *           "slug": "user-96fdf010",
                      *           "avatar": null,
                      *           "title": "Administrador"
                      *         },
                      *         {
-                     *           "id": "6895f08c-236d-4bcd-852a-5b0c25ec1241",
+                     *           "id": "6684b37f-9d2c-4362-a337-c89eec9ea9ed",
                      *           "name": "Amy Staff",
-                     *           "slug": "user-61867e2b",
+                     *           "slug": "user-83846287",
                      *           "avatar": null,
                      *           "title": "Miembro del equipo"
                      *         }
@@ -16571,8 +16442,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6cf8248f-d540-42d5-9bf0-5df55d288369",
-                     *         "url": "http://api.test/sandbox/checkout/cs_sb_7ef432095ad85cf198add3ab"
+                     *         "id": "e4a42fd0-f761-4584-b2fa-39b0ffc0935b",
+                     *         "url": "http://api.test/sandbox/checkout/cs_sb_992ec1a4541b9dc1170895e7"
                      *       }
                      *     }
                      */
@@ -16669,13 +16540,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "6cf8248f-d540-42d5-9bf0-5df55d288369",
+                     *         "id": "e4a42fd0-f761-4584-b2fa-39b0ffc0935b",
                      *         "amount_cents": 500,
                      *         "currency": "USD",
                      *         "cadence": "one_time",
                      *         "status": "paid",
-                     *         "created_at": "2026-11-24T22:59:03.655Z",
-                     *         "paid_at": "2026-11-24T22:59:03.671Z",
+                     *         "created_at": "2026-11-24T23:08:03.164Z",
+                     *         "paid_at": "2026-11-24T23:08:03.318Z",
                      *         "tipper_name": null
                      *       }
                      *     }
@@ -16728,7 +16599,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "r-8b888538@example.test"
+                 *       "email": "r-7134dd2c@example.test"
                  *     }
                  */
                 "application/json": {
@@ -16914,24 +16785,24 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "acct_sb_ee73379b08d729f8",
+                     *           "id": "acct_sb_575f353d177e112d",
                      *           "owner_type": "user",
-                     *           "owner_id": "2c1d73af-00bf-48bd-8674-25ec5bb8035f",
+                     *           "owner_id": "d77dbaaf-fa6e-4f70-8aa8-9c7e9154902d",
                      *           "charges_enabled": false,
                      *           "payouts_enabled": false,
                      *           "details_submitted": false,
                      *           "status": "onboarding",
-                     *           "created_at": "2026-11-24T22:59:37.006Z"
+                     *           "created_at": "2026-11-24T23:08:37.073Z"
                      *         },
                      *         {
-                     *           "id": "acct_sb_0cc0b909da2fb566",
+                     *           "id": "acct_sb_ee0fbe587536f8c0",
                      *           "owner_type": "organization",
-                     *           "owner_id": "7bb57135-6581-4458-bb83-23d13a31f30c",
+                     *           "owner_id": "40d70beb-8937-4f15-a31f-4eaae0faf8f1",
                      *           "charges_enabled": false,
                      *           "payouts_enabled": false,
                      *           "details_submitted": false,
                      *           "status": "onboarding",
-                     *           "created_at": "2026-11-24T22:59:36.995Z"
+                     *           "created_at": "2026-11-24T23:08:37.068Z"
                      *         }
                      *       ]
                      *     }
@@ -16998,7 +16869,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "url": "http://api.test/sandbox/connect/acct_sb_0d40b78a526d3e6a"
+                     *         "url": "http://api.test/sandbox/connect/acct_sb_535acf54d91ab70e"
                      *       }
                      *     }
                      */
@@ -17111,8 +16982,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "account_id": "acct_sb_71162f5c76e8fbfd",
-                     *         "url": "http://api.test/sandbox/connect/acct_sb_71162f5c76e8fbfd"
+                     *         "account_id": "acct_sb_b7df1b929481b0c2",
+                     *         "url": "http://api.test/sandbox/connect/acct_sb_b7df1b929481b0c2"
                      *       }
                      *     }
                      */
@@ -17227,14 +17098,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "acct_sb_0cc0b909da2fb566",
+                     *         "id": "acct_sb_ee0fbe587536f8c0",
                      *         "owner_type": "organization",
-                     *         "owner_id": "7bb57135-6581-4458-bb83-23d13a31f30c",
+                     *         "owner_id": "40d70beb-8937-4f15-a31f-4eaae0faf8f1",
                      *         "charges_enabled": false,
                      *         "payouts_enabled": false,
                      *         "details_submitted": false,
                      *         "status": "onboarding",
-                     *         "created_at": "2026-11-24T22:59:36.995Z"
+                     *         "created_at": "2026-11-24T23:08:37.068Z"
                      *       }
                      *     }
                      */
@@ -17311,13 +17182,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "c449bc4f-f825-4427-b5e4-67f2bf9087b2",
-                     *         "slug": "user-81538c21",
+                     *         "id": "56c0264b-6d7e-47b4-8fa2-47b0399841de",
+                     *         "slug": "user-d9f551be",
                      *         "name": "Ada",
                      *         "avatar": null,
                      *         "bio": null,
                      *         "is_private": false,
-                     *         "created_at": "2026-11-24T22:59:09.613Z",
+                     *         "created_at": "2026-11-24T23:08:51.400Z",
                      *         "roles_public": [
                      *           "ambassador"
                      *         ]
@@ -17479,9 +17350,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ddc6d0df-ba1c-44dd-acc8-621850a2560c",
-                     *           "title": "Test campaign fa1a01f7",
-                     *           "slug": "test-campaign-fa1a01f7",
+                     *           "id": "3b664818-b94a-4d83-b7cb-802a13668afe",
+                     *           "title": "Test campaign 46acbd1f",
+                     *           "slug": "test-campaign-46acbd1f",
                      *           "summary": "A test campaign",
                      *           "cover_image": "https://img.example.test/cover.jpg",
                      *           "status": "active",
@@ -17492,17 +17363,17 @@ export interface operations {
                      *           "donor_count": 0,
                      *           "is_endorsed": true,
                      *           "owner": {
-                     *             "id": "fd3f19fd-7ab8-428c-afce-23e0d75f8674",
+                     *             "id": "05c947ae-4dec-4f15-886d-e8fc7dde8606",
                      *             "name": "Test User",
                      *             "avatar": null,
-                     *             "profile_slug": "user-050bf8a7"
+                     *             "profile_slug": "user-b3fd76b8"
                      *           },
-                     *           "created_at": "2026-11-24T22:59:10.206Z"
+                     *           "created_at": "2026-11-24T23:08:51.741Z"
                      *         },
                      *         {
-                     *           "id": "42de4575-1815-49d1-ad18-f1674f92e801",
-                     *           "title": "Test campaign 95388258",
-                     *           "slug": "test-campaign-95388258",
+                     *           "id": "3074b4e7-84ba-4220-b0e5-c5bb83d49bb0",
+                     *           "title": "Test campaign 634dab31",
+                     *           "slug": "test-campaign-634dab31",
                      *           "summary": "A test campaign",
                      *           "cover_image": "https://img.example.test/cover.jpg",
                      *           "status": "ended",
@@ -17513,12 +17384,12 @@ export interface operations {
                      *           "donor_count": 0,
                      *           "is_endorsed": false,
                      *           "owner": {
-                     *             "id": "fb572021-fb26-4775-81e7-218b5debc3a2",
+                     *             "id": "9d36bf00-803f-4fd8-ba4b-4228515995cc",
                      *             "name": "Test User",
                      *             "avatar": null,
-                     *             "profile_slug": "user-99ef1c88"
+                     *             "profile_slug": "user-52a112c1"
                      *           },
-                     *           "created_at": "2026-11-24T22:59:10.191Z"
+                     *           "created_at": "2026-11-24T23:08:51.729Z"
                      *         }
                      *       ]
                      *     }
@@ -17741,7 +17612,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "fundraiser_id": "077e9e91-dacd-40e2-80bb-84f1dabad5ab",
+                     *         "fundraiser_id": "d82b9992-73d9-4664-a92e-96bdc9df682c",
                      *         "is_project": true,
                      *         "currency": "USD",
                      *         "raised_cents": 500000,
@@ -17847,26 +17718,26 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "61f88b4c-d7c9-4853-842d-ca6225febfd7",
-                     *         "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *         "id": "10a75e19-dbcf-4dd5-bbb3-efc1944bdb3d",
+                     *         "fundraiser_id": "95812e01-f138-455e-8485-fbae3549108c",
                      *         "title": "Early one",
                      *         "description": null,
                      *         "due_date": "2027-01-01",
                      *         "amount_cents": null,
                      *         "status": "planned",
                      *         "completed_at": null,
-                     *         "created_at": "2026-11-24T22:59:23.183Z"
+                     *         "created_at": "2026-11-24T23:07:50.201Z"
                      *       },
                      *       {
-                     *         "id": "a82302bb-f675-484b-83f8-8cccdb6abb3d",
-                     *         "fundraiser_id": "354dc5fa-a1d7-4328-bb08-98153896da3d",
+                     *         "id": "dc589ae2-197b-414d-b3ef-b73e10b99f44",
+                     *         "fundraiser_id": "95812e01-f138-455e-8485-fbae3549108c",
                      *         "title": "Early two",
                      *         "description": null,
                      *         "due_date": "2027-01-01",
                      *         "amount_cents": null,
                      *         "status": "planned",
                      *         "completed_at": null,
-                     *         "created_at": "2026-11-24T22:59:23.193Z"
+                     *         "created_at": "2026-11-24T23:07:50.218Z"
                      *       }
                      *     ]
                      */
@@ -17958,15 +17829,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "753bf555-d938-4f14-8638-7d3fe31fd99b",
-                     *       "fundraiser_id": "fa8ea091-9ab9-4f4d-aedc-43ea0980ed6a",
+                     *       "id": "8f2916fa-9d08-488c-a4d3-65398caf73a0",
+                     *       "fundraiser_id": "4f860857-24a9-463c-b01f-fef7c39b8847",
                      *       "title": "Buy materials",
                      *       "description": "Roof and walls",
                      *       "due_date": "2027-03-01",
                      *       "amount_cents": 250000,
                      *       "status": "planned",
                      *       "completed_at": null,
-                     *       "created_at": "2026-11-24T22:59:23.132Z"
+                     *       "created_at": "2026-11-24T23:07:50.149Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Milestone"];
@@ -18108,8 +17979,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "status": "done",
-                 *       "amount_cents": null
+                 *       "amount_cents": null,
+                 *       "status": "done"
                  *     }
                  */
                 "application/json": {
@@ -18137,15 +18008,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "9cfd9d40-0121-4c69-a4e7-be312794929b",
-                     *       "fundraiser_id": "fa8ea091-9ab9-4f4d-aedc-43ea0980ed6a",
+                     *       "id": "d0879fab-4d11-4b2f-bc5c-adaa95466319",
+                     *       "fundraiser_id": "4f860857-24a9-463c-b01f-fef7c39b8847",
                      *       "title": "Pour the foundation",
                      *       "description": null,
                      *       "due_date": null,
                      *       "amount_cents": null,
                      *       "status": "done",
-                     *       "completed_at": "2026-11-24T22:59:23.430Z",
-                     *       "created_at": "2026-11-24T22:59:23.396Z"
+                     *       "completed_at": "2026-11-24T23:07:50.455Z",
+                     *       "created_at": "2026-11-24T23:07:50.393Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Milestone"];
@@ -18219,11 +18090,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "update_id": "b2e1873e-12a3-4da3-b6f2-daa25454f2b1",
+                     *           "update_id": "6b45854e-1c89-4585-a90f-0afe11093e12",
                      *           "title": null,
                      *           "body": "Мы начали работы, спасибо за поддержку!",
                      *           "language": "ru",
-                     *           "created_at": "2026-11-24T22:59:27.124Z",
+                     *           "created_at": "2026-11-24T23:08:09.897Z",
                      *           "translations": [
                      *             {
                      *               "lang": "en",
@@ -18231,7 +18102,7 @@ export interface operations {
                      *               "body": "[en] Мы начали работы, спасибо за поддержку!",
                      *               "source": "machine",
                      *               "outdated": false,
-                     *               "updated_at": "2026-11-24T22:59:27.228Z"
+                     *               "updated_at": "2026-11-24T23:08:09.964Z"
                      *             },
                      *             {
                      *               "lang": "es",
@@ -18239,16 +18110,16 @@ export interface operations {
                      *               "body": "[es] Мы начали работы, спасибо за поддержку!",
                      *               "source": "machine",
                      *               "outdated": false,
-                     *               "updated_at": "2026-11-24T22:59:27.233Z"
+                     *               "updated_at": "2026-11-24T23:08:09.968Z"
                      *             }
                      *           ]
                      *         },
                      *         {
-                     *           "update_id": "67f8440d-70dc-4f78-9d02-9e662f24878e",
+                     *           "update_id": "a60dea0b-ef19-41f1-b887-3c7a98de344d",
                      *           "title": "Roof",
                      *           "body": "We bought the roofing materials and started the work last week, thank you all for your support!",
                      *           "language": "en",
-                     *           "created_at": "2026-11-24T22:59:27.103Z",
+                     *           "created_at": "2026-11-24T23:08:09.882Z",
                      *           "translations": [
                      *             {
                      *               "lang": "es",
@@ -18256,7 +18127,7 @@ export interface operations {
                      *               "body": "[es] We bought the roofing materials and started the work last week, thank you all for your support!",
                      *               "source": "machine",
                      *               "outdated": false,
-                     *               "updated_at": "2026-11-24T22:59:27.208Z"
+                     *               "updated_at": "2026-11-24T23:08:09.954Z"
                      *             },
                      *             {
                      *               "lang": "ru",
@@ -18264,7 +18135,7 @@ export interface operations {
                      *               "body": "[ru] We bought the roofing materials and started the work last week, thank you all for your support!",
                      *               "source": "machine",
                      *               "outdated": false,
-                     *               "updated_at": "2026-11-24T22:59:27.196Z"
+                     *               "updated_at": "2026-11-24T23:08:09.948Z"
                      *             }
                      *           ]
                      *         }
@@ -18345,27 +18216,15 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "911a38a8-d2db-409b-b933-fce12d3a565e",
-                     *         "fundraiser_id": "a77414f0-41ce-4c1b-9670-4f9c80c9adb7",
-                     *         "type": "update",
-                     *         "title": null,
-                     *         "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!",
-                     *         "language": "es",
-                     *         "like_count": 0,
-                     *         "liked_by_me": false,
-                     *         "created_at": "2026-11-24T22:58:41.680Z",
-                     *         "edited_at": null
-                     *       },
-                     *       {
-                     *         "id": "3b13de98-79fa-4d15-b98b-d71c65af73c9",
-                     *         "fundraiser_id": "a77414f0-41ce-4c1b-9670-4f9c80c9adb7",
+                     *         "id": "463ffd1a-1193-413b-9002-8bf8a006250e",
+                     *         "fundraiser_id": "295ae49c-b6ea-4076-a03b-251eb6c92411",
                      *         "type": "withdrawal",
-                     *         "payout_id": "085d75a3-768b-4af4-83c3-01fa3604953c",
-                     *         "amount_cents": 5000,
+                     *         "payout_id": "2df79f6f-84e0-4ab5-b4af-b9c0bd69fe3a",
+                     *         "amount_cents": 6000,
                      *         "currency": "USD",
                      *         "status": "paid",
-                     *         "arrival_date": "2026-11-20",
-                     *         "created_at": "2026-11-24T22:58:41.671Z"
+                     *         "arrival_date": "2026-11-25",
+                     *         "created_at": "2026-11-24T23:07:31.388Z"
                      *       }
                      *     ]
                      */
@@ -18449,15 +18308,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c2abc8b9-3cb6-4cef-b13d-5c974ae1fdde",
-                     *       "fundraiser_id": "04077ce8-df0c-46d4-ac17-b7eb3e17e14c",
+                     *       "id": "02b38f3d-18d4-4bc4-8bb2-e2fad3b00549",
+                     *       "fundraiser_id": "8a671f6e-8a50-4ef7-8634-c5aecd0cb28f",
                      *       "type": "update",
                      *       "title": "Крыша",
                      *       "body": "Мы закупили материалы для крыши и начали работы на прошлой неделе, спасибо всем за поддержку!",
                      *       "language": "ru",
                      *       "like_count": 0,
                      *       "liked_by_me": false,
-                     *       "created_at": "2026-11-24T22:58:41.199Z",
+                     *       "created_at": "2026-11-24T23:07:32.870Z",
                      *       "edited_at": null
                      *     }
                      */
@@ -18609,8 +18468,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!",
-                 *       "title": "Techo"
+                 *       "title": "Techo",
+                 *       "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!"
                  *     }
                  */
                 "application/json": {
@@ -18630,16 +18489,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "eab12b16-96fd-4c49-9c86-7c9b346bb96e",
-                     *       "fundraiser_id": "04077ce8-df0c-46d4-ac17-b7eb3e17e14c",
+                     *       "id": "694a6825-121c-49cd-a758-208578bce133",
+                     *       "fundraiser_id": "8a671f6e-8a50-4ef7-8634-c5aecd0cb28f",
                      *       "type": "update",
                      *       "title": "Techo",
                      *       "body": "Compramos los materiales para el techo y empezamos las obras la semana pasada, ¡gracias a todos por su apoyo!",
                      *       "language": "es",
                      *       "like_count": 0,
                      *       "liked_by_me": false,
-                     *       "created_at": "2026-11-24T22:58:41.942Z",
-                     *       "edited_at": "2026-11-24T22:58:42.055Z"
+                     *       "created_at": "2026-11-24T23:07:33.574Z",
+                     *       "edited_at": "2026-11-24T23:07:33.669Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ProjectUpdate"];
@@ -18876,7 +18735,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "update_id": "1337f9cd-0875-4526-932a-bb28aa39ed8f",
+                     *         "update_id": "249434ef-ea66-4eba-a0b2-bc37b2090416",
                      *         "language": "en",
                      *         "translations": []
                      *       }
@@ -18971,7 +18830,7 @@ export interface operations {
                      *         "body": "Мы закупили материалы для крыши и начали работы на прошлой неделе, спасибо всем за поддержку!",
                      *         "source": "human",
                      *         "outdated": false,
-                     *         "updated_at": "2026-11-24T22:58:42.042Z"
+                     *         "updated_at": "2026-11-24T23:07:33.654Z"
                      *       }
                      *     }
                      */
@@ -19060,7 +18919,7 @@ export interface operations {
                      *         "body": "[uk] We bought the roofing materials and started the work last week, thank you all for your support!",
                      *         "source": "machine",
                      *         "outdated": false,
-                     *         "updated_at": "2026-11-24T22:59:27.698Z"
+                     *         "updated_at": "2026-11-24T23:08:10.281Z"
                      *       }
                      *     }
                      */
@@ -19246,7 +19105,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "target_type": "fundraiser",
-                 *       "target_id": "a87d6417-64d0-4259-a29f-05ae51a34cec",
+                 *       "target_id": "3b7174ea-6322-44fe-8ebd-05740d6e57a5",
                  *       "reason": "scam",
                  *       "details": "<b>looks</b> fake"
                  *     }
@@ -19270,7 +19129,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "afa54b4d-d80a-4f81-8ac3-3cfc1211c700",
+                     *         "id": "71cb4852-6dd6-43f9-8545-92eb1a9553ff",
                      *         "status": "received"
                      *       }
                      *     }
@@ -19530,10 +19389,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3d312ae8-b8fd-43a6-b4f5-d58e14668366",
-                     *           "following_id": "1aad7ba0-ad7a-4cda-ab8d-a4599b93701a",
+                     *           "id": "4a85c7ad-405b-401b-a9b1-407f00179389",
+                     *           "following_id": "9c05f3bf-1dc5-4a68-bb3d-92663e1cf575",
                      *           "following_type": "user",
-                     *           "created_at": "2026-11-24T22:59:58.615Z"
+                     *           "created_at": "2026-11-24T23:07:26.691Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -19596,7 +19455,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "following_id": "4998e387-64d2-4d86-92d4-5deb75c8eb7a",
+                 *       "following_id": "4bd94d83-fb6c-4691-a143-d5127bcfbc6d",
                  *       "following_type": "user"
                  *     }
                  */
@@ -19617,10 +19476,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "8b68c096-e298-4342-b505-ef88cf28ab2c",
-                     *         "following_id": "4998e387-64d2-4d86-92d4-5deb75c8eb7a",
+                     *         "id": "cfedc583-7649-409f-8040-ead5cf2c71f5",
+                     *         "following_id": "4bd94d83-fb6c-4691-a143-d5127bcfbc6d",
                      *         "following_type": "user",
-                     *         "created_at": "2026-11-24T23:04:08.573Z"
+                     *         "created_at": "2026-11-24T23:07:12.242Z"
                      *       }
                      *     }
                      */
@@ -19771,7 +19630,7 @@ export interface operations {
                      *             "status": "operational"
                      *           }
                      *         ],
-                     *         "updated_at": "2026-11-24T22:59:58.593Z"
+                     *         "updated_at": "2026-11-24T23:08:00.905Z"
                      *       }
                      *     }
                      */
@@ -19816,7 +19675,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "eyJ1IjoiMzU4OGY5ZjYtZjRiNC00NGU3LThhZDEtMGY4ZWFkZjM1NWZmIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.kt1ouFarwAWfJVM1iJ7LUJDv"
+                 *       "token": "eyJ1IjoiOWJkYWQ5MDQtYzU2NC00ZTZiLWE2OTAtNTYzM2ViYzVhODhlIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.JYFd7oiUEk2NRMbnWz6zG8qf"
                  *     }
                  */
                 "application/json": {
@@ -19986,7 +19845,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "nobody-95c824@example.test"
+                 *       "email": "nobody-057b84@example.test"
                  *     }
                  */
                 "application/json": {
@@ -20082,7 +19941,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "eyJ1IjoiMzU4OGY5ZjYtZjRiNC00NGU3LThhZDEtMGY4ZWFkZjM1NWZmIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.kt1ouFarwAWfJVM1iJ7LUJDv"
+                 *       "token": "eyJ1IjoiOWJkYWQ5MDQtYzU2NC00ZTZiLWE2OTAtNTYzM2ViYzVhODhlIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.JYFd7oiUEk2NRMbnWz6zG8qf"
                  *     }
                  */
                 "application/json": {
@@ -20197,10 +20056,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "code": "3pK1oD3UpUyu6nL2",
+                     *           "code": "G69CJQ5R35ypymTs",
                      *           "kind": "first_gift",
                      *           "label": "First gift",
-                     *           "earned_at": "2026-11-24T22:58:43.606Z"
+                     *           "earned_at": "2026-11-24T23:06:15.405Z"
                      *         }
                      *       ]
                      *     }
@@ -20464,8 +20323,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": {
-                 *         "campaign_update": false,
-                 *         "bogus": false
+                 *         "campaign_update": false
                  *       }
                  *     }
                  */
@@ -20596,11 +20454,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "a7eb3478-4b45-4e87-9ae7-735bb84ce461",
+                     *           "id": "86d2fe0e-e5fb-4276-a9b8-4c034ac240db",
                      *           "name": "Troll",
                      *           "avatar": null,
-                     *           "handle": "user-4807ceca",
-                     *           "blocked_at": "2026-11-24T22:59:58.726Z"
+                     *           "handle": "user-f86b84ee",
+                     *           "blocked_at": "2026-11-24T23:07:26.731Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -20667,7 +20525,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "contact-3c2960b6@example.test"
+                 *       "email": "contact-f30448ce@example.test"
                  *     }
                  */
                 "application/json": {
@@ -20688,7 +20546,7 @@ export interface operations {
                      *       "sent": true,
                      *       "already_verified": false,
                      *       "data": {
-                     *         "private_contact_email": "contact-3c2960b6@example.test",
+                     *         "private_contact_email": "contact-f30448ce@example.test",
                      *         "private_contact_verified": false
                      *       }
                      *     }
@@ -20777,7 +20635,7 @@ export interface operations {
                      *       "sent": true,
                      *       "already_verified": false,
                      *       "data": {
-                     *         "private_contact_email": "contact-478f0520@example.test",
+                     *         "private_contact_email": "contact-6602842e@example.test",
                      *         "private_contact_verified": false
                      *       }
                      *     }
@@ -20889,13 +20747,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "54ab6e6c-f037-46dd-a00d-be66183137ea",
-                     *         "slug": "user-33e5c5d0",
+                     *         "id": "e3bec3a8-e059-4df0-b397-e2d8b325feea",
+                     *         "slug": "user-28931c17",
                      *         "name": "Card Holder",
                      *         "avatar": null,
                      *         "bio": null,
                      *         "is_private": true,
-                     *         "created_at": "2026-11-24T22:58:50.481Z",
+                     *         "created_at": "2026-11-24T23:06:33.984Z",
                      *         "roles_public": []
                      *       }
                      *     }
@@ -21049,8 +20907,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3e228d3d-94bc-4a52-9881-ff15289a8f5a",
-                     *           "url": "http://127.0.0.1:37928/ok-0z3bhgdc",
+                     *           "id": "9a492892-6f4b-42ff-af36-13ea14ed402f",
+                     *           "url": "http://127.0.0.1:44835/ok-b65sgj9u",
                      *           "events": [
                      *             "donation.paid",
                      *             "payout.paid"
@@ -21058,7 +20916,7 @@ export interface operations {
                      *           "description": null,
                      *           "organization_id": null,
                      *           "status": "enabled",
-                     *           "created_at": "2026-11-24T23:04:12.577Z"
+                     *           "created_at": "2026-11-24T23:08:55.766Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -21121,9 +20979,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "http://127.0.0.1:37928/ok-gxdp6o3b",
+                 *       "url": "http://127.0.0.1:36488/ok-qpuqd0px",
                  *       "events": [
-                 *         "*"
+                 *         "donation.paid"
                  *       ]
                  *     }
                  */
@@ -21153,15 +21011,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "0fe8f571-4205-43ec-8b70-d2db852d980b",
-                     *         "url": "http://127.0.0.1:37928/ok-gxdp6o3b",
+                     *         "id": "3120a1ef-6f99-4f4e-875c-19e42cd79f0e",
+                     *         "url": "http://127.0.0.1:36488/ok-qpuqd0px",
                      *         "events": [
-                     *           "*"
+                     *           "donation.paid"
                      *         ],
                      *         "description": null,
                      *         "organization_id": null,
                      *         "status": "enabled",
-                     *         "created_at": "2026-11-24T23:04:12.468Z",
+                     *         "created_at": "2026-11-24T23:07:06.484Z",
                      *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *       }
                      *     }
@@ -21244,6 +21102,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3120a1ef-6f99-4f4e-875c-19e42cd79f0e",
+                     *         "url": "http://127.0.0.1:36488/ok-qpuqd0px",
+                     *         "events": [
+                     *           "donation.paid"
+                     *         ],
+                     *         "description": null,
+                     *         "organization_id": null,
+                     *         "status": "enabled",
+                     *         "created_at": "2026-11-24T23:07:06.484Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"];
                     };
@@ -21338,10 +21211,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "events": [
-                 *         "*"
-                 *       ],
-                 *       "description": "CRM sync"
+                 *       "status": "disabled"
                  *     }
                  */
                 "application/json": {
@@ -21370,15 +21240,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "3e228d3d-94bc-4a52-9881-ff15289a8f5a",
-                     *         "url": "http://127.0.0.1:37928/ok-0z3bhgdc",
+                     *         "id": "e672e70e-0b95-42d3-9fbc-c00729891acc",
+                     *         "url": "http://127.0.0.1:37805/ok-8ztq0qs0",
                      *         "events": [
                      *           "*"
                      *         ],
-                     *         "description": "CRM sync",
+                     *         "description": null,
                      *         "organization_id": null,
-                     *         "status": "enabled",
-                     *         "created_at": "2026-11-24T23:04:12.577Z"
+                     *         "status": "disabled",
+                     *         "created_at": "2026-11-24T23:07:54.810Z"
                      *       }
                      *     }
                      */
@@ -21451,14 +21321,14 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "476be28b-f708-4f99-a3b6-3a95c683d828",
-                     *           "event_id": "df986065-aedb-4b52-822a-8f5dcee4adfa",
+                     *           "id": "c6bf9ae1-d0ad-4217-a565-ec84a6a4e68a",
+                     *           "event_id": "954268f6-47e6-4ac6-ad24-e8a7fed8e302",
                      *           "event_type": "donation.paid",
                      *           "status": "succeeded",
                      *           "attempts": 1,
                      *           "last_status_code": 204,
                      *           "next_attempt_at": null,
-                     *           "created_at": "2026-11-24T23:01:41.787Z"
+                     *           "created_at": "2026-11-24T23:07:52.130Z"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -21531,7 +21401,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Retry queued",
-                     *       "delivery_id": "64d45d4d-0d1b-44cf-a57c-71491529a596"
+                     *       "delivery_id": "986f491d-b0c8-4b24-a424-2e9cd8d865fb"
                      *     }
                      */
                     "application/json": {
@@ -21691,7 +21561,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Ping queued",
-                     *       "delivery_id": "fe4654e9-d7d9-461c-8e18-c7e9bdc21aa8"
+                     *       "delivery_id": "986f491d-b0c8-4b24-a424-2e9cd8d865fb"
                      *     }
                      */
                     "application/json": {
@@ -22004,9 +21874,9 @@ export interface operations {
                      *       "keys": [
                      *         {
                      *           "kty": "RSA",
-                     *           "n": "vqxxxdlwkwoT45fcRG3tB5RAL1HRkJSvj7drYha8asLHGevkEh2BB8tgf-REf1R0ti6rRkgV2j2Q-VXjfzMX-sIKC6IJpPB029Cq8jqFKEbYstrM5DMwGYmgHdNEA6-Q28CzSMlb2SVxLTA6F8QD7zO0Bnhc1lR-mud0qbZkjQakSEV9ApAI-kjirh1goZMejnnc9-65CNdENVdOE71oKsxVs1uKLBH2hL3p-sqF_MJqpcRP-VP69xYInA4ARtZR3xZGiYAKE6NtoKmKL1_f_gnSe-QqcW9Hur7k-d3UrGNxUuPezjddHmxmNyLM6yiJI2Ef97jrBYIcLuGpDlyeaQ",
+                     *           "n": "wloY4Xz2Kc4ASabOblIefoSlJSB-yQzDH_oY3RZb7PZOFx667zqi-PI5GKe5qCjy2GdioCiV6yf_DAdoMwcbpK6VkChb6V3P5d2sTzi653OAQ2Y8xa44HXYSczdeSCgytzmK-3aswTaj9fHubSGVmfSgJapgxbmLDNZqzm_rTxaG0cghrTv_FVg9cw3RXFA3yqQOpsVH2AJlbYtWCFV_TZ-4PpVpTJLHHDjGW-lsAO3zLQ0hwPYdIHFivBXwr87Jw4HbwrsIEgUG7RkrJQmbuHbxha4UpvGdTqgrEZ-Bdcvf2-HTdQF7z4OMTd9XKuQp84Zk3N6l-NTcOllhKRtibw",
                      *           "e": "AQAB",
-                     *           "kid": "4c3c8554-70e8-4635-a68b-7edfff670fea",
+                     *           "kid": "9e80323e-0a5c-4f5d-9dfe-a3b323099b43",
                      *           "alg": "RS256",
                      *           "use": "sig"
                      *         }
@@ -22048,8 +21918,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "issuer": "http://127.0.0.1:34423/local-idp",
-                     *       "jwks_uri": "http://127.0.0.1:34423/local-idp/.well-known/jwks.json",
+                     *       "issuer": "http://127.0.0.1:36369/local-idp",
+                     *       "jwks_uri": "http://127.0.0.1:36369/local-idp/.well-known/jwks.json",
                      *       "id_token_signing_alg_values_supported": [
                      *         "RS256"
                      *       ],
@@ -22065,7 +21935,7 @@ export interface operations {
                      *         "sub",
                      *         "iss"
                      *       ],
-                     *       "x-cognito-endpoint": "http://127.0.0.1:34423/local-idp",
+                     *       "x-cognito-endpoint": "http://127.0.0.1:36369/local-idp",
                      *       "x-client-id": "local-app-client"
                      *     }
                      */
@@ -22586,7 +22456,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "pi_sb_9ff73a99b21531e1f530601a",
+                     *         "id": "pi_sb_fbfeed49f82427e78ec6fb62",
                      *         "status": "succeeded",
                      *         "webhook_delivered": true
                      *       }
@@ -22688,8 +22558,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "pi_sb_a34efa6756a9f11a12a65b34",
-                     *         "refund_id": "re_sb_bbadc3be6901eb10af6d8176",
+                     *         "id": "pi_sb_8526f408bf0fdecbab2b9142",
+                     *         "refund_id": "re_sb_834636980c4dd07691ba9c45",
                      *         "amount_refunded_cents": 3000,
                      *         "webhook_delivered": true
                      *       }
@@ -22793,7 +22663,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "seti_sb_c4f1d0e08fee020e91c0f0af",
+                     *         "id": "seti_sb_643498ef7e37ca2e81e918d4",
                      *         "status": "succeeded",
                      *         "webhook_delivered": true
                      *       }
