@@ -1,12 +1,16 @@
 /**
- * Side by side: the API's hot public reads against a bare node:http + pg handler that runs the
- * same SQL (captured from the API's own repository functions) for the same rows and writes the
- * rows as JSON. Each side is its own process with a 10-connection pool; wrk drives both with the
- * same connection count, every request with its own X-Forwarded-For, in interleaved slices
- * (app, bare, then bare, app, ...) so machine noise hits both. Writes its section of RESULTS.md.
+ * Side by side: the API's hot public reads against two bare node:http + pg handlers for the same
+ * rows: one with the minimal join (the row, its category and owner; a page of card columns),
+ * one running the API's own SQL (captured from its repository functions). Each side is its own
+ * process with a 10-connection pool; autocannon drives all of them with the same connection
+ * count, every request with its own X-Forwarded-For, in interleaved slices (order rotating each
+ * round) so machine noise hits every side. Writes its section of RESULTS.md.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:compare
- *   COMPARE_SECONDS=10 COMPARE_ROUNDS=3 COMPARE_CONNECTIONS=64 BENCH_CAMPAIGNS=100000
+ *   COMPARE_SECONDS=10 COMPARE_ROUNDS=2 COMPARE_CONNECTIONS=64 BENCH_CAMPAIGNS=100000 BENCH_DB=cf_bench
+ *
+ * The API runs as `npm start` would (READ_CACHE on): guest reads are served by the read cache
+ * once filled; the signed-in slug read (a viewer's ID token) takes the uncached path.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,22 +19,17 @@ import path from 'node:path';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
-import { serveApp, serveBare } from './compare-servers';
-import { wrkScript } from './wrk';
+import { serveApp, serveBare, serveMinimal } from './compare-servers';
+import { runLoad, type LoadResult } from './load-gen';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
-const ROUNDS = Number(process.env.COMPARE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.COMPARE_ROUNDS ?? 2);
 const CONNECTIONS = Number(process.env.COMPARE_CONNECTIONS ?? 64);
 const log = (m: string) => process.stdout.write(`[compare] ${m}\n`);
 
-interface Wrk {
-  requests: number;
-  seconds: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
+type Side = 'app' | 'minimal' | 'same';
+interface Slice extends LoadResult {
   /** CPU time (user + system) the server process spent during the slice, ms. */
   cpuMs: number;
 }
@@ -55,46 +54,47 @@ function cpuMsOf(pid: number | undefined): number {
   }
 }
 
-function ms(v: string): number {
-  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
-  if (!m) return NaN;
-  return Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 } as Record<string, number>)[m[2]!]!;
+async function slice(port: number, paths: string[], seconds: number, pid?: number, headers?: Record<string, string>): Promise<Slice> {
+  const before = cpuMsOf(pid);
+  const r = await runLoad(`http://127.0.0.1:${port}`, paths, { connections: CONNECTIONS, seconds, headers });
+  return { ...r, cpuMs: cpuMsOf(pid) - before };
 }
 
-function wrk(url: string, script: string, seconds: number, pid?: number): Wrk {
-  const cpuBefore = cpuMsOf(pid);
-  const out = execFileSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
-  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
-  const requests = num(/(\d+) requests in/);
-  const took = /requests in ([\d.]+)(ms|s|m)/.exec(out);
-  const secs = took ? Number(took[1]) * (took[2] === 'ms' ? 0.001 : took[2] === 'm' ? 60 : 1) : seconds;
-  const errors = num(/Non-2xx or 3xx responses: (\d+)/) + num(/Socket errors: connect (\d+)/);
-  const cpuMs = cpuMsOf(pid) - cpuBefore;
-  // Anchored at the line start: the thread-stats line's "+/- Stdev" column can end in "50%" too.
-  const pct = (p: number) => ms(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1] ?? '');
-  return { requests, seconds: secs, rps: requests / secs, p50: pct(50), p99: pct(99), errors, cpuMs };
+interface Started {
+  child: ChildProcess;
+  port: number;
+  token?: string;
 }
 
-
-function start(mode: 'app' | 'bare', databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
+function start(mode: 'app' | 'bare' | 'minimal', databaseUrl: string): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', __filename, mode], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let out = '';
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
     child.stdout!.on('data', (b: Buffer) => {
-      const m = /port=(\d+)/.exec(b.toString());
-      if (m) resolve({ child, port: Number(m[1]) });
+      out += b.toString();
+      const m = /port=(\d+)/.exec(out);
+      if (m) resolve({ child, port: Number(m[1]), token: /token=(\S+)/.exec(out)?.[1] });
     });
   });
+}
+
+interface Scenario {
+  name: string;
+  paths: string[];
+  sides: Side[];
+  signedIn?: boolean;
+  target: number;
 }
 
 async function orchestrate() {
   const databaseUrl = await benchDatabaseUrl();
   if (!databaseUrl) throw new Error('set DATABASE_URL (the bench database is created on that server)');
   const config = parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: databaseUrl });
-  const handle = await connectDatabase(config);
+  const handle = await connectDatabase(config, { statementTimeoutMs: 0 }); // seeding runs long statements
   await ensureSeeded(handle.db, N, log);
   const live = `slug like 'bench-%' and deleted_at is null and visibility = 'public' and status = 'active'`;
   const rows: Array<{ id: string; slug: string }> = (
@@ -102,80 +102,99 @@ async function orchestrate() {
   ).rows;
   await handle.close();
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-compare-'));
-  const scenarios = [
-    { name: 'GET /fundraisers/slug/{slug}', script: wrkScript(dir, 'slug', rows.map((r) => `/api/v1/fundraisers/slug/${r.slug}`)) },
-    { name: 'GET /fundraisers/{id}', script: wrkScript(dir, 'id', rows.map((r) => `/api/v1/fundraisers/${r.id}`)) },
-    { name: 'GET /fundraisers', script: wrkScript(dir, 'list', [0, 0, 0, 20, 40].map((o) => `/api/v1/fundraisers?offset=${o}`)) },
+  const slugs = rows.map((r) => `/api/v1/fundraisers/slug/${r.slug}`);
+  const scenarios: Scenario[] = [
+    { name: 'GET /fundraisers/slug/{slug} (guest)', paths: slugs, sides: ['app', 'minimal', 'same'], target: 1.0 },
+    { name: 'GET /fundraisers/{id} (guest)', paths: rows.map((r) => `/api/v1/fundraisers/${r.id}`), sides: ['app', 'minimal', 'same'], target: 1.0 },
+    { name: 'GET /fundraisers (guest)', paths: [0, 0, 0, 20, 40].map((o) => `/api/v1/fundraisers?offset=${o}`), sides: ['app', 'minimal', 'same'], target: 1.0 },
+    { name: 'GET /fundraisers/slug/{slug} (signed in)', paths: slugs, sides: ['app', 'minimal'], signedIn: true, target: 0.7 },
   ];
-  const servers = { app: await start('app', databaseUrl), bare: await start('bare', databaseUrl) };
+  const servers: Record<Side, Started> = {
+    app: await start('app', databaseUrl),
+    minimal: await start('minimal', databaseUrl),
+    same: await start('bare', databaseUrl),
+  };
+  const auth = { Authorization: `Bearer ${servers.app.token}` };
   const loadBefore = os.loadavg();
-  const totals = new Map<string, { app: Wrk[]; bare: Wrk[] }>();
+  const totals = new Map<Scenario, Record<Side, Slice[]>>();
   try {
-    for (const s of scenarios) for (const side of ['app', 'bare'] as const) wrk(`http://127.0.0.1:${servers[side].port}`, s.script, 2);
+    // Warm-up: every side and scenario (fills the API's read cache and both sides' plans).
+    for (const s of scenarios) for (const side of s.sides) await slice(servers[side].port, s.paths, 2, undefined, s.signedIn && side === 'app' ? auth : undefined);
     for (let round = 0; round < ROUNDS; round += 1) {
       for (const s of scenarios) {
-        const order = round % 2 === 0 ? (['app', 'bare'] as const) : (['bare', 'app'] as const);
-        const t = totals.get(s.name) ?? { app: [], bare: [] };
+        const order = round % 2 === 0 ? s.sides : [...s.sides].reverse();
+        const t = totals.get(s) ?? { app: [], minimal: [], same: [] };
         for (const side of order) {
-          const r = wrk(`http://127.0.0.1:${servers[side].port}`, s.script, SECONDS, servers[side].child.pid);
+          const r = await slice(servers[side].port, s.paths, SECONDS, servers[side].child.pid, s.signedIn && side === 'app' ? auth : undefined);
           t[side].push(r);
           log(
             `round ${round + 1} ${s.name} ${side}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ` +
               `CPU ${((r.cpuMs / r.requests) * 1000).toFixed(0)} us/request, errors ${r.errors}`,
           );
         }
-        totals.set(s.name, t);
+        totals.set(s, t);
       }
     }
   } finally {
-    servers.app.child.kill('SIGTERM');
-    servers.bare.child.kill('SIGTERM');
+    for (const side of Object.keys(servers) as Side[]) servers[side].child.kill('SIGTERM');
   }
   writeSection(totals, loadBefore, os.loadavg());
 }
 
-function writeSection(totals: Map<string, { app: Wrk[]; bare: Wrk[] }>, before: number[], after: number[]) {
-  const sum = (xs: Wrk[]) =>
+function writeSection(totals: Map<Scenario, Record<Side, Slice[]>>, before: number[], after: number[]) {
+  const sum = (xs: Slice[]) =>
     xs.reduce((a, x) => ({ r: a.r + x.requests, s: a.s + x.seconds, e: a.e + x.errors, c: a.c + x.cpuMs }), { r: 0, s: 0, e: 0, c: 0 });
+  const rps = (xs: Slice[]) => sum(xs).r / sum(xs).s;
+  const usPer = (xs: Slice[]) => (sum(xs).c / sum(xs).r) * 1000;
+  const worst = (xs: Slice[]) => (xs.length ? `${Math.max(...xs.map((x) => x.p50)).toFixed(1)} / ${Math.max(...xs.map((x) => x.p99)).toFixed(1)}` : '-');
+  const lines: string[] = [];
   const cpuLines: string[] = [];
-  const lines = [...totals].map(([name, t]) => {
-    const a = sum(t.app);
-    const b = sum(t.bare);
-    const ratios = t.app.map((x, i) => (x.rps / t.bare[i]!.rps).toFixed(2)).join(', ');
-    const p = (xs: Wrk[]) => `${Math.max(...xs.map((x) => x.p50)).toFixed(1)} / ${Math.max(...xs.map((x) => x.p99)).toFixed(1)}`;
-    const us = (x: { r: number; c: number }) => (x.c / x.r) * 1000;
-    cpuLines.push(`| ${name} | ${us(a).toFixed(0)} | ${us(b).toFixed(0)} | ${(us(b) / us(a)).toFixed(2)}x |`);
-    return `| ${name} | ${(a.r / a.s).toFixed(0)} | ${(b.r / b.s).toFixed(0)} | **${(a.r / a.s / (b.r / b.s)).toFixed(2)}x** | ${ratios} | ${p(t.app)} | ${p(t.bare)} | ${a.e} / ${b.e} |`;
-  });
+  for (const [s, t] of totals) {
+    const vsMin = rps(t.app) / rps(t.minimal);
+    const perRound = t.app.map((x, i) => (x.rps / t.minimal[i]!.rps).toFixed(2)).join(', ');
+    const vsSame = t.same.length ? `${(rps(t.app) / rps(t.same)).toFixed(2)}x` : '-';
+    const met = vsMin >= s.target ? 'met' : 'NOT met';
+    lines.push(
+      `| ${s.name} | ${rps(t.app).toFixed(0)} | ${rps(t.minimal).toFixed(0)} | ${t.same.length ? rps(t.same).toFixed(0) : '-'} | ` +
+        `**${vsMin.toFixed(2)}x** (${perRound}) | ${vsSame} | >= ${s.target.toFixed(1)}x ${met} | ${worst(t.app)} | ${worst(t.minimal)} | ` +
+        `${sum(t.app).e} / ${sum(t.minimal).e} |`,
+    );
+    cpuLines.push(
+      `| ${s.name} | ${usPer(t.app).toFixed(0)} | ${usPer(t.minimal).toFixed(0)} | ${t.same.length ? usPer(t.same).toFixed(0) : '-'} |`,
+    );
+  }
   const cpu = os.cpus();
   const section = [
     '<!-- compare:start -->',
-    '## API vs a bare node:http + pg handler (same SQL, same rows)',
+    '## API vs bare node:http + pg handlers (minimal join, and the same SQL; same rows)',
     '',
     `Run ${new Date().toISOString()} with \`npm run bench:compare\` on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
-      `database ${BENCH_DB} (${N} seeded campaigns) on the machine's Postgres. wrk, 2 threads, ${CONNECTIONS} connections, ` +
-      `every request its own X-Forwarded-For; ${ROUNDS} rounds of ${SECONDS} s slices per side, interleaved (app then bare, ` +
-      'then bare then app) after a 2 s warm-up each. Both servers are separate Node processes with a 10-connection pool.',
+      `database ${BENCH_DB} (${N} seeded campaigns) on the machine's Postgres. autocannon (in the orchestrating process), ${CONNECTIONS} connections, ` +
+      `every request its own X-Forwarded-For; ${ROUNDS} rounds of ${SECONDS} s slices per side, interleaved (order reversed ` +
+      'every other round) after a 2 s warm-up each. Every server is a separate Node process with a 10-connection pool. The API ' +
+      'runs as `npm start` does: READ_CACHE on, so guest reads are served from the read cache once filled (the 2 s warm-up ' +
+      'fills it; entries live 30 s, so a few refills fall inside each slice); the signed-in read carries a viewer\'s ID token ' +
+      'and takes the uncached path (credential check, one statement, serialiser, ETag).',
     '',
     `The machine is shared with other work (load average ${before.map((x) => x.toFixed(1)).join(' / ')} before, ` +
       `${after.map((x) => x.toFixed(1)).join(' / ')} after, on ${cpu.length} cores): absolute numbers are noisy; the ratio of ` +
       'interleaved slices is the figure to read, and the per-round ratios show its spread.',
     '',
-    '| read | API req/s | bare req/s | ratio | per-round ratios | API p50 / p99 ms (worst slice) | bare p50 / p99 ms | non-2xx API / bare |',
-    '|---|---|---|---|---|---|---|---|',
+    '| read | API req/s | minimal-join req/s | same-SQL req/s | API / minimal (per round) | API / same-SQL | target | API p50 / p99 ms (worst slice) | minimal p50 / p99 ms | errors API / minimal |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...lines,
     '',
-    'The bare handler runs the SQL the API\'s repository builds (captured from `readDetail` and `listCards` at start) and ' +
-      'writes the raw rows as JSON: no routing, rate limiting, validation, credential check, logging, visibility rule, ' +
-      'serialiser or ETag. The list side uses the API\'s cache-hit query (no count) and a total counted once at start, as ' +
-      'the API serves it from its 30 s count cache.',
+    'Both bare handlers write the raw rows as JSON: no routing, rate limiting, validation, credential check, logging, ' +
+      'visibility rule, serialiser or ETag. The minimal-join one runs the least SQL for the same answer (row + category + ' +
+      'owner, no 24-hour count or translation; a page of card columns in the list order, no count). The same-SQL one runs ' +
+      'the SQL the API\'s repository builds (captured from `readDetail` and `listCards` at start); its list uses the API\'s ' +
+      'no-count query and a total counted once at start, as the API serves it from its 30 s count cache.',
     '',
     'CPU time of each server process per request over the same slices (user + system, from /proc; a machine busy with ' +
       'other work slows both sides\' wall clock but much less their CPU per request, so this is the steadier figure). ' +
       'The throughput ratio follows it when both processes get the same CPU share:',
     '',
-    '| read | API CPU us/request | bare CPU us/request | bare / API |',
+    '| read | API CPU us/request | minimal-join CPU us/request | same-SQL CPU us/request |',
     '|---|---|---|---|',
     ...cpuLines,
     '',
@@ -212,7 +231,7 @@ function writeSection(totals: Map<string, { app: Wrk[]; bare: Wrk[] }>, before: 
 }
 
 const mode = process.argv[2];
-const run = mode === 'app' ? serveApp : mode === 'bare' ? serveBare : orchestrate;
+const run = mode === 'app' ? serveApp : mode === 'bare' ? serveBare : mode === 'minimal' ? serveMinimal : orchestrate;
 run().catch((err) => {
   process.stderr.write(`compare failed: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);

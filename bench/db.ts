@@ -2,7 +2,8 @@ import { Client } from 'pg';
 import type { Db } from '../src/db/knex';
 import { seed } from './seed';
 
-export const BENCH_DB = 'cf_bench';
+/** BENCH_DB picks another name, so concurrent benches on one server do not reseed each other's data. */
+export const BENCH_DB = process.env.BENCH_DB ?? 'cf_bench';
 
 /** DATABASE_URL's server with the bench database (created when missing); undefined = embedded Postgres. */
 export async function benchDatabaseUrl(): Promise<string | undefined> {

@@ -35,7 +35,14 @@ const ms = (v: string) => {
 };
 
 function wrk(url: string, script: string, seconds: number): Wrk {
-  const out = execFileSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  let out: string;
+  try {
+    out = execFileSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  } catch (err) {
+    // wrk is a system package (Debian/Ubuntu: apt-get install wrk), not an npm dependency.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('the money reads bench needs wrk on PATH (apt-get install wrk)');
+    throw err;
+  }
   const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
   const took = /requests in ([\d.]+)(ms|s|m)/.exec(out);
   const secs = took ? Number(took[1]) * (took[2] === 'ms' ? 0.001 : took[2] === 'm' ? 60 : 1) : seconds;

@@ -45,7 +45,7 @@ export async function moneyDatabases(base: string, campaigns: number, log: (m: s
   const moneyUrl = urlOf(base, MONEY_DB);
   if (!(await adminQuery(base, (c) => exists(c, BASE_DB)))) await adminQuery(base, (c) => c.query(`create database ${BASE_DB}`));
   if (!(await adminQuery(base, (c) => exists(c, MONEY_DB)))) {
-    const handle = await connectDatabase(parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: baseUrl }), { log: () => undefined });
+    const handle = await connectDatabase(parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: baseUrl }), { log: () => undefined, statementTimeoutMs: 0 });
     try {
       await ensureSeeded(handle.db, campaigns, log);
       // The discovery seed invents raised/donor figures; here they must follow from gifts (zero: none yet).

@@ -48,7 +48,8 @@ async function main() {
     DATA_DIR: path.resolve(__dirname, '../.data/bench'),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
-  const handle = await connectDatabase(config, { log: () => undefined });
+  // No statement timeout: seeding 100k campaigns runs long statements.
+  const handle = await connectDatabase(config, { log: () => undefined, statementTimeoutMs: 0 });
   const db = handle.db;
   log(`database: ${handle.embedded ? 'embedded' : 'DATABASE_URL/' + BENCH_DB}`);
 

@@ -6,10 +6,10 @@
  * duplicates, shuffled; timed until every event has answered 200. Then check-ledger (the CLI)
  * and the counters against the model. Reads before/after the 1M gifts: money-reads.ts.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:settle [-- seed|settle|reads|report]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:settle [-- seed|settle|reads|report|jobs]
  *   BENCH_SETTLE_GIFTS=2000 BENCH_DONATIONS=1000000 BENCH_CAMPAIGNS=100000 READS_SECONDS=6 READS_ROUNDS=3 READS_CONNECTIONS=32
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +20,10 @@ import { sandboxFee } from '../src/integrations/payments';
 import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
 import { runReads } from './money-reads';
 import { writeMoneySection, type SettleResult } from './money-report';
-import { moneyDatabases } from './money-seed';
+import { moneyDatabases, urlOf } from './money-seed';
+import { ensureSeeded } from './db';
+import { parseConfig } from '../src/config';
+import { connectDatabase } from '../src/db/connect';
 
 const GIFTS = Number(process.env.BENCH_SETTLE_GIFTS ?? 2000);
 const CAMPAIGNS = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
@@ -223,10 +226,65 @@ async function settleBench(moneyUrl: string) {
   return { results, ledger };
 }
 
+/** Due jobs not yet run, on either engine (the old `jobs` table, or graphile-worker's). */
+async function pendingJobs(c: Client): Promise<number> {
+  const old = (await c.query(`select to_regclass('public.jobs') is not null as old`)).rows[0].old;
+  const sql = old
+    ? 'select count(*)::int n from jobs where done_at is null and attempts < max_attempts and run_at <= now()'
+    : 'select count(*)::int n from graphile_worker.jobs where attempts < max_attempts and run_at <= now()';
+  return (await c.query(sql)).rows[0].n;
+}
+
+/**
+ * The job engine (issue 17): a small database of its own, the API with jobs off plus one
+ * `npm run worker` process, one settlement run; events/s while the worker competes for the cores,
+ * then the lag from the last webhook's answer until every job it caused (events fanned out to
+ * subscribers, notification mails, leaderboard) has run.
+ */
+async function jobsBench(base: string) {
+  const url = urlOf(base, 'cf_jobs_bench');
+  const admin = new Client({ connectionString: base });
+  await admin.connect();
+  await admin.query('drop database if exists cf_jobs_bench with (force)');
+  await admin.query('create database cf_jobs_bench');
+  await admin.end();
+  const handle = await connectDatabase(parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: url }), { log: () => undefined });
+  await ensureSeeded(handle.db, Number(process.env.BENCH_JOBS_CAMPAIGNS ?? 2000), log);
+  await handle.db.raw('update fundraisers set raised_cents = 0, tips_cents = 0, donation_count = 0, donor_count = 0, goal_reached_at = null');
+  await handle.close();
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  const api = await startApi(url);
+  const worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    cwd: path.resolve(__dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'silent', DATABASE_URL: url, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+  });
+  try {
+    const live = (await c.query(`select id from fundraisers where slug like 'bench-%' and status = 'active' and visibility = 'public'
+      and deleted_at is null order by random() limit 200`)).rows.map((x) => x.id as string);
+    const r = await settleRun(api, c, 'jobs', live, Number(process.env.BENCH_JOBS_GIFTS ?? 1000), 16);
+    const t0 = performance.now();
+    let left = await pendingJobs(c);
+    const atEnd = left;
+    while (left > 0 && performance.now() - t0 < 600_000) {
+      await new Promise((res) => setTimeout(res, 50));
+      left = await pendingJobs(c);
+    }
+    const lag = (performance.now() - t0) / 1000;
+    log(`jobs: ${r.rate.toFixed(0)} events/s (p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms) with the worker running; ` +
+      `${atEnd} due jobs left when the last webhook answered, all run ${lag.toFixed(2)} s later; model ${r.problems.length ? r.problems.join('; ') : 'exact'}`);
+  } finally {
+    worker.kill('SIGTERM');
+    await api.stop();
+    await c.end();
+  }
+}
+
 async function main() {
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('set DATABASE_URL (the bench databases are created on that server)');
   const mode = process.argv[2] ?? 'all';
+  if (mode === 'jobs') return jobsBench(base);
   fs.mkdirSync(OUT, { recursive: true });
   const { baseUrl, moneyUrl } = await moneyDatabases(base, CAMPAIGNS, log);
   const file = (n: string) => path.join(OUT, `money-${n}.json`);

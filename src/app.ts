@@ -7,10 +7,12 @@ import type { AppContext } from './context';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
+import { EXPOSED_HEADERS, partnerCors } from './http/cors';
 import { buildOpenApi } from './http/openapi';
 import { createLimiters, skipsGlobal, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
+import { httpMetrics, metricsEndpoint, observeDatabase, observeRedis } from './infra/metrics';
 import { SWAGGER_UI_DIR } from './modules/docs';
 import { modulesFor } from './modules';
 
@@ -85,21 +87,26 @@ function headersSetBy(mw: RequestHandler, req: Partial<Request>): Array<[string,
  * values depend only on its options. The Vary keeps shared caches of the public reads from
  * serving one origin's answer to another. Preflights (OPTIONS) still go through cors itself.
  */
-function staticHeaders(config: AppContext['config']): RequestHandler {
+function staticHeaders(config: AppContext['config'], modules: RouteModule[]): RequestHandler {
   // Helmet defaults, except that a service reached over plain http must not tell browsers to
   // upgrade its own asset requests (the docs page would then fail to load its scripts).
   const https = config.PUBLIC_URL.startsWith('https:');
   const secure = headersSetBy(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }), {});
-  const corsMw = cors({ origin: config.SITE_URL, credentials: true });
+  const corsMw = cors({ origin: config.SITE_URL, credentials: true, exposedHeaders: EXPOSED_HEADERS });
   const corsHeaders = headersSetBy(corsMw, { method: 'GET', headers: {} });
-  return (req, res, next) => {
-    for (const [name, value] of secure) res.setHeader(name, value);
+  const site: RequestHandler = (req, res, next) => {
     if (req.method === 'OPTIONS') return corsMw(req, res, next);
     for (const [name, value] of corsHeaders) {
       if (name === 'Vary') res.vary(value);
       else res.setHeader(name, value);
     }
     next();
+  };
+  // CORS_ORIGINS (partner sites) may call the public reads without credentials; see http/cors.ts.
+  const withPartners = partnerCors(config, modules, site) ?? site;
+  return (req, res, next) => {
+    for (const [name, value] of secure) res.setHeader(name, value);
+    withPartners(req, res, next);
   };
 }
 
@@ -155,8 +162,11 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
     const v = config.TRUST_PROXY;
     app.set('trust proxy', /^\d+$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v);
   }
+  app.use(httpMetrics());
+  observeDatabase(ctx.db);
+  observeRedis(ctx.redis);
   app.use(requestLogging(app, ctx.log));
-  app.use(staticHeaders(config));
+  app.use(staticHeaders(config, modules));
   const parseCookies = cookieParser();
   const csrf = csrfProtection(config);
   // The raw bytes are kept only where a route asks for them (the Stripe webhook's signature check).
@@ -203,6 +213,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   api.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false }));
   api.use(notFoundHandler);
 
+  app.get('/metrics', metricsEndpoint(config.METRICS_TOKEN));
   app.use(mountAll(modules.filter((m) => m.root), ctx, limiters));
   app.use('/api/v1', api);
   app.use(notFoundHandler);

@@ -4,6 +4,25 @@ import { z } from 'zod';
 // Every variable of decisions.md, plus a few operational knobs (documented in README/.env.example).
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const url = z.url();
+/** Comma-separated origins (scheme://host[:port]), e.g. partner sites that read the public API. */
+const origins = z.string().transform((v, ctx) => {
+  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const out: string[] = [];
+  for (const o of list) {
+    let origin: string | null = null;
+    try {
+      origin = new URL(o).origin;
+    } catch {
+      origin = null;
+    }
+    if (!origin || origin === 'null' || origin !== o.replace(/\/+$/, '')) {
+      ctx.addIssue({ code: 'custom', message: `"${o}" is not an origin (scheme://host[:port], no path)` });
+      return z.NEVER;
+    }
+    out.push(origin);
+  }
+  return out;
+});
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -11,6 +30,8 @@ const schema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PUBLIC_URL: url.optional(),
   SITE_URL: url.default('http://localhost:5173'),
+  // Other origins that may call the public reads (auth none or optional) without credentials.
+  CORS_ORIGINS: origins.optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
@@ -18,6 +39,16 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   RUN_JOBS: bool.default(true),
+  // The in-process read cache of the hot guest reads (src/http/read-cache.ts); default on, off under NODE_ENV=test.
+  READ_CACHE: bool.optional(),
+  /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
+  METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
+  /** Port `npm run worker` answers GET /metrics on (unset: no listener). */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** OTLP/HTTP collector; read by src/tracing.ts before the config loads, validated here so a typo stops the start. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().regex(/^https?:\/\//, 'must be an http(s):// URL').optional(),
+  /** Jobs one worker process runs at once (graphile-worker concurrency). */
+  JOBS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   IDP: z.enum(['local', 'cognito']).default('local'),
@@ -68,6 +99,15 @@ const schema = z.object({
   SEARCH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
   SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(3000),
+  // Outages (decisions.md Part 3): a request waits at most DB_ACQUIRE_TIMEOUT_MS for a pooled connection,
+  // and Postgres cancels a request's statement after DB_STATEMENT_TIMEOUT_MS; either answers 503
+  // DATABASE_UNAVAILABLE. HTTP_IDLE_TIMEOUT_MS closes a connection that sends nothing for that long.
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  // Bounds of the in-process cache (used when REDIS_URL is unset, and while Redis is unreachable).
+  CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
+  CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(64),
   // Share images (satori + resvg) render in this many worker threads per process; 0 = on the event loop (debugging only).
   RENDER_THREADS: z.coerce.number().int().min(0).max(4).default(1),
   // Uploads and generated images: local disk (STORAGE_DIR, default DATA_DIR/uploads, served under /media/) or an
@@ -86,6 +126,8 @@ const schema = z.object({
   GIF_PROVIDER: z.enum(['tenor', 'giphy']).optional(),
   GIF_API_KEY: z.string().min(1).optional(),
   GIF_API_URL: url.optional(),
+  // Outbound webhooks may reach loopback and private addresses (development, tests); link-local never.
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   // Key prefix of the rate-limit buckets in Redis: lets several deployments (or test runs) share one Redis.
   RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -').default('rl:'),
 });

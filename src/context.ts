@@ -2,9 +2,10 @@ import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db/knex';
 import { FlagService } from './http/flags';
-import { MemoryCache, RedisCache, type Cache } from './infra/cache';
+import { MemoryCache, ResilientCache, type Cache } from './infra/cache';
+import { countedReadCache, ReadCache } from './http/read-cache';
 import type { Logger } from './infra/logger';
-import { JobWorker } from './infra/queue';
+import { JobWorker } from './infra/jobs';
 import type { CredentialResolver } from './http/credentials';
 import { anonymousResolver } from './http/credentials';
 import { createIdentityProvider, type IdentityProvider } from './integrations/idp';
@@ -25,6 +26,8 @@ export interface AppContext {
   log: Logger;
   redis: Redis | null;
   cache: Cache;
+  /** The event-invalidated cache of the hot guest reads; null when READ_CACHE is off (tests by default). */
+  readCache: ReadCache | null;
   flags: FlagService;
   jobs: JobWorker;
   credentials: CredentialResolver;
@@ -40,6 +43,8 @@ export interface AppContext {
   storage: Storage;
 }
 
+const cacheBounds = (c: Config) => ({ maxEntries: c.CACHE_MAX_ENTRIES, maxBytes: c.CACHE_MAX_MB * 1024 * 1024 });
+
 export function createContext(deps: { config: Config; db: Db; log: Logger; redis?: Redis | null }): AppContext {
   const redis = deps.redis ?? null;
   const ctx: AppContext = {
@@ -47,9 +52,10 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     db: deps.db,
     log: deps.log,
     redis,
-    cache: redis ? new RedisCache(redis) : new MemoryCache(),
+    cache: redis ? new ResilientCache(redis, cacheBounds(deps.config)) : new MemoryCache(cacheBounds(deps.config)),
+    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis })) : null,
     flags: new FlagService(deps.db),
-    jobs: new JobWorker(deps.db, deps.log),
+    jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
     credentials: anonymousResolver,
     idp: createIdentityProvider(deps.config, deps.db),
     review: createReviewer(deps.config, deps.db, deps.log),

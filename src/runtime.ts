@@ -5,8 +5,11 @@ import { connectDatabase, type DbHandle } from './db/connect';
 import { registerJobs } from './jobs';
 import { createLogger } from './infra/logger';
 import { createRedis } from './infra/redis';
+import { shutdownTracing } from './tracing';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** Statement timeout of the worker process's pool: long enough for batch jobs, still bounded. */
+const WORKER_STATEMENT_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * A process of the service (API or worker): config -> database (embedded or DATABASE_URL) ->
@@ -44,23 +47,29 @@ export async function runProcess(
     };
     if (server) await step('http', () => new Promise<void>((resolve) => server!.close(() => resolve())));
     if (ctx) await step('jobs', () => ctx!.jobs.stop());
+    if (ctx?.readCache) await step('read cache', () => ctx!.readCache!.close());
     if (redis) await step('redis', () => redis!.quit());
     // A signal during start-up waits for the cluster to be up, then stops it.
     handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);
     if (handle) await step('database', () => handle!.close());
+    await step('tracing', () => shutdownTracing());
     log.info({ process: name }, 'stopped');
     process.exit(exitCode);
   };
   for (const s of STOP_SIGNALS) process.on(s, () => void stop(s));
+  // A promise nobody awaited (a background write during a database outage, say) is logged, not fatal.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
 
   starting = connectDatabase(config, {
     log: (m) => log.debug({ pg: m }, 'embedded postgres'),
     callerHandlesSignals: true,
+    // The worker process's jobs may run long statements (batch work); requests get DB_STATEMENT_TIMEOUT_MS.
+    statementTimeoutMs: name === 'worker' ? WORKER_STATEMENT_TIMEOUT_MS : undefined,
   });
   handle = await starting;
   log.info({ embedded: handle.embedded }, 'database ready, migrations applied');
   if (stopping) return;
-  redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : null;
+  redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : null;
   ctx = createContext({ config, db: handle.db, log, redis });
   registerJobs(ctx);
   server = onReady(ctx, config, (err) => {

@@ -1,10 +1,25 @@
+// First: the instrumentations patch pg and ioredis as they are required.
+import './tracing';
+import http from 'node:http';
+import express from 'express';
+import { metricsEndpoint, observeDatabase } from './infra/metrics';
 import { main, runProcess } from './runtime';
 
-/** A worker process: runs queued jobs only (docker-compose's `worker` service). */
+/**
+ * A worker process: runs queued jobs and the crontab only (docker-compose's `worker` service);
+ * several may run at once. With WORKER_METRICS_PORT it also answers GET /metrics there.
+ */
 main('Worker failed to start', () =>
-  runProcess('worker', (ctx) => {
+  runProcess('worker', (ctx, config, fail) => {
     ctx.jobs.start();
     ctx.log.info('worker started');
-    return null;
+    if (config.WORKER_METRICS_PORT === undefined) return null;
+    observeDatabase(ctx.db);
+    const app = express();
+    app.disable('x-powered-by');
+    app.get('/metrics', metricsEndpoint(config.METRICS_TOKEN));
+    const server = http.createServer(app).listen(config.WORKER_METRICS_PORT, config.HOST);
+    server.on('error', fail);
+    return server;
   }),
 );

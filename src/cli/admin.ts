@@ -1,31 +1,43 @@
 import { loadConfigOrExit } from '../config';
 import { connectDatabase } from '../db/connect';
 import type { Db } from '../db/knex';
-import { commands } from './commands';
+import { commands, helpText } from './commands';
+import { EXIT, UsageError } from './command';
 
-/** `npm run admin -- <command> [args]`: one line out, exit 0 on success, non-zero otherwise. */
+/**
+ * `npm run admin -- <command> [args]`: the result on stdout, progress and errors on stderr;
+ * exit 0 on success, 1 when the operation failed, 2 on a wrong call (README "Operating it").
+ */
 async function main(argv: string[]) {
   const [name, ...args] = argv;
+  if (name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${helpText()}\n`);
+    process.exit(EXIT.ok);
+  }
   const cmd = name ? commands[name] : undefined;
   if (!cmd) {
-    const list = Object.entries(commands)
-      .map(([n, c]) => `  ${n} ${c.usage}`)
-      .join('\n');
-    process.stderr.write(`${name ? `Unknown command: ${name}\n` : ''}Usage: npm run admin -- <command>\n${list}\n`);
-    process.exit(2);
+    process.stderr.write(`${name ? `Unknown command: ${name}\n` : ''}${helpText()}\n`);
+    process.exit(EXIT.usage);
+  }
+  try {
+    cmd.check?.(args);
+  } catch (err) {
+    process.stderr.write(`${name}: ${(err as Error).message}\nUsage: npm run admin -- ${name} ${cmd.usage}\n`);
+    process.exit(err instanceof UsageError ? EXIT.usage : EXIT.failed);
   }
   const config = loadConfigOrExit();
+  const progress = (m: string) => process.stderr.write(`${m}\n`);
   let handle: { db: Db; close(): Promise<void> } | null = null;
   try {
-    handle = await connectDatabase(config);
-    const line = await cmd.run(handle.db, args, config);
+    handle = await connectDatabase(config, { statementTimeoutMs: 0 });
+    const line = await cmd.run(handle.db, args, config, progress);
     process.stdout.write(`${line}\n`);
     await handle.close();
-    process.exit(0);
+    process.exit(EXIT.ok);
   } catch (err) {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     await handle?.close().catch(() => undefined);
-    process.exit(1);
+    process.exit(err instanceof UsageError ? EXIT.usage : EXIT.failed);
   }
 }
 

@@ -27,6 +27,7 @@ async function latestMailsTo(db: Db, email: string, count: number): Promise<Mail
  */
 export const mailCommands: Record<string, Command> = {
   mails: {
+    summary: 'print the last mails sent to an address (links, codes)',
     usage: `<email> [count]  (the last mails to that address, newest first; count 1 to ${MAX_COUNT}, default ${DEFAULT_COUNT})`,
     async run(db, [email, countArg]) {
       if (!email || !email.includes('@')) throw new CliError('mails: give the email address, e.g. mails ada@example.com 3');

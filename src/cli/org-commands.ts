@@ -5,6 +5,7 @@ import { CliError, type Command } from './command';
 export const orgCommands: Record<string, Command> = {
   'verify-org': {
     usage: '<slug> on|off',
+    summary: "set an organization's verified badge",
     async run(db, [slug, value]) {
       if (!slug) throw new CliError('verify-org: give the organization slug');
       if (value !== 'on' && value !== 'off') throw new CliError('verify-org: value must be on or off');

@@ -10,10 +10,14 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
-/** DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; migrations applied. */
+/**
+ * DATABASE_URL when set, otherwise the embedded cluster under DATA_DIR; migrations applied. The
+ * pool has the request class's bounds (DB_ACQUIRE_TIMEOUT_MS, DB_STATEMENT_TIMEOUT_MS) unless
+ * `statementTimeoutMs` says otherwise (0 = none, for the operator CLI).
+ */
 export async function connectDatabase(
   config: Config,
-  opts: { migrate?: boolean; log?: (msg: string) => void; callerHandlesSignals?: boolean } = {},
+  opts: { migrate?: boolean; log?: (msg: string) => void; callerHandlesSignals?: boolean; statementTimeoutMs?: number } = {},
 ): Promise<DbHandle> {
   let url = config.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
@@ -25,14 +29,24 @@ export async function connectDatabase(
     url = emb.url;
     stopEmbedded = () => emb.stop();
   }
-  const db = createDb(url);
   try {
-    if (opts.migrate !== false) await migrateLatest(db);
+    // Migrations on a pool of their own without a statement timeout: a data migration may run long.
+    if (opts.migrate !== false) {
+      const migrator = createDb(url, { max: 1 });
+      try {
+        await migrateLatest(migrator);
+      } finally {
+        await migrator.destroy();
+      }
+    }
   } catch (err) {
-    await db.destroy();
     if (stopEmbedded) await stopEmbedded();
     throw err;
   }
+  const db = createDb(url, {
+    acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
+    statementTimeoutMs: opts.statementTimeoutMs ?? config.DB_STATEMENT_TIMEOUT_MS,
+  });
   return {
     db,
     url,

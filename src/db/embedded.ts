@@ -67,13 +67,14 @@ async function loadEmbeddedPostgres(callerHandlesSignals: boolean) {
  */
 export async function startEmbeddedPostgres(
   dir: string,
-  opts: { database?: string; log?: (line: string) => void; callerHandlesSignals?: boolean } = {},
+  opts: { database?: string; log?: (line: string) => void; callerHandlesSignals?: boolean; port?: number } = {},
 ): Promise<EmbeddedDb> {
   const EmbeddedPostgres = await loadEmbeddedPostgres(opts.callerHandlesSignals ?? false);
   const databaseDir = path.resolve(dir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
-  const port = await freePort();
+  // A fixed port lets a restarted cluster be found at the same URL (the fault tests restart one).
+  const port = opts.port ?? (await freePort());
   const password = 'embedded';
   const log = opts.log ?? (() => undefined);
   const pg = new EmbeddedPostgres({

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
+import { migrateJobSchema } from '../infra/jobs';
 
 // bigint columns (counts, sums of cents) come back as JS numbers; cents stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -14,16 +15,49 @@ export function migrationConfig(): Knex.MigratorConfig {
   return { directory: MIGRATIONS_DIR, loadExtensions: ['.ts', '.js'], tableName: 'knex_migrations' };
 }
 
-export function createDb(url: string, pool: { min?: number; max?: number } = {}): Db {
+export interface DbOptions {
+  min?: number;
+  max?: number;
+  /** Longest wait for a pooled connection (knex's acquire timeout; KnexTimeoutError -> 503). */
+  acquireTimeoutMs?: number;
+  /** Postgres cancels a statement after this long (0 = never: migrations, the operator CLI). */
+  statementTimeoutMs?: number;
+}
+
+const quietOutage = (print: (m: unknown) => void) => (m: unknown) => {
+  if (!/Acquire connection error|Connection Error|Connection terminated/i.test(String(m))) print(m);
+};
+
+/** Extra time the client waits past the statement timeout before it gives up on a silent (frozen) server. */
+export const READ_TIMEOUT_SLACK_MS = 1000;
+
+/**
+ * A knex pool that never waits forever on Postgres: a bounded acquire (which also bounds making a
+ * connection to a server that accepts TCP but never answers), a server-side statement_timeout,
+ * and a client-side read timeout a little longer for a server that answers nothing at all.
+ */
+export function createDb(url: string, pool: DbOptions = {}): Db {
+  const acquire = pool.acquireTimeoutMs ?? 60_000;
+  const statement = pool.statementTimeoutMs ?? 0;
   return knexFactory({
     client: 'pg',
-    connection: url,
-    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    connection: {
+      connectionString: url,
+      connectionTimeoutMillis: acquire,
+      keepAlive: true,
+      ...(statement > 0 ? { statement_timeout: statement, query_timeout: statement + READ_TIMEOUT_SLACK_MS } : {}),
+    },
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10, createTimeoutMillis: acquire },
+    acquireConnectionTimeout: acquire,
     migrations: migrationConfig(),
+    // knex prints every failed acquire; during an outage the error middleware logs each 503 already.
+    log: { warn: quietOutage(console.warn), error: quietOutage(console.error), deprecate: (m: string) => console.warn(m), debug: () => undefined },
   });
 }
 
 export async function migrateLatest(db: Db): Promise<string[]> {
+  // graphile-worker's own schema first: a migration moves the old queue's waiting jobs into it.
+  await migrateJobSchema(db);
   const [, applied] = await db.migrate.latest(migrationConfig());
   return applied as string[];
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
-import { enqueue } from '../infra/queue';
+import { claimInbox, enqueue } from '../infra/jobs';
 import type { EventMap, EventType } from './types';
 
 export type { EventMap, EventType } from './types';
@@ -8,8 +8,9 @@ export type { EventMap, EventType } from './types';
 /**
  * Side effects are events, not calls. `emit(trx, type, payload)` writes the event in the
  * transaction of the change that causes it (a rollback emits nothing, a crash loses nothing);
- * a dispatch job then fans it out to one job per subscriber, and each subscriber's job runs in
- * a transaction that also marks it done, so each subscriber reacts exactly once.
+ * a dispatch job (graphile-worker) then fans it out to one job per subscriber, and each
+ * subscriber's job runs in a transaction that also records `(subscriber, event_id)` in the
+ * inbox (job_inbox, unique), so each subscriber reacts exactly once even when its job is retried.
  */
 export const DISPATCH_QUEUE = 'events.dispatch';
 const SUBSCRIBER_QUEUE_PREFIX = 'event:';
@@ -52,19 +53,27 @@ export function registerSubscribers(ctx: AppContext, subscribers: Subscriber[]):
     if (names.has(s.name)) throw new Error(`duplicate event subscriber name: ${s.name}`);
     names.add(s.name);
   }
-  ctx.jobs.registerAtomic(DISPATCH_QUEUE, async (payload, _job, trx) => {
-    const event = await trx('events').where({ id: String(payload.event_id) }).first('id', 'type');
-    if (!event) return;
-    for (const s of subscribers) {
-      if (s.type !== event.type) continue;
-      await enqueue(trx, SUBSCRIBER_QUEUE_PREFIX + s.name, { event_id: event.id }, { maxAttempts: 10 });
-    }
+  ctx.jobs.register(DISPATCH_QUEUE, async (payload) => {
+    const eventId = String(payload.event_id);
+    await ctx.db.transaction(async (trx) => {
+      if (!(await claimInbox(trx, DISPATCH_QUEUE, eventId))) return;
+      const event = await trx('events').where({ id: eventId }).first('id', 'type');
+      if (!event) return;
+      for (const s of subscribers) {
+        if (s.type !== event.type) continue;
+        await enqueue(trx, SUBSCRIBER_QUEUE_PREFIX + s.name, { event_id: event.id }, { maxAttempts: 10 });
+      }
+    });
   });
   for (const s of subscribers) {
-    ctx.jobs.registerAtomic(SUBSCRIBER_QUEUE_PREFIX + s.name, async (payload, _job, trx) => {
-      const event = await trx('events').where({ id: String(payload.event_id) }).first();
-      if (!event) return;
-      await s.handle(ctx, event.payload, trx, { eventId: event.id, type: event.type, createdAt: event.created_at });
+    ctx.jobs.register(SUBSCRIBER_QUEUE_PREFIX + s.name, async (payload) => {
+      const eventId = String(payload.event_id);
+      await ctx.db.transaction(async (trx) => {
+        if (!(await claimInbox(trx, s.name, eventId))) return;
+        const event = await trx('events').where({ id: eventId }).first();
+        if (!event) return;
+        await s.handle(ctx, event.payload, trx, { eventId: event.id, type: event.type, createdAt: event.created_at });
+      });
     });
   }
 }

@@ -10,10 +10,11 @@ import { feedSubscribers } from '../modules/feed';
 import { achievementSubscribers } from '../modules/achievements';
 import { communitySubscribers } from '../modules/communities';
 import { shareImageSubscribers } from '../modules/share-images';
+import { webhookEndpointSubscribers } from '../modules/webhook-endpoints';
 import { commentSubscribers } from '../modules/comments';
 
 /**
  * Every module's event subscribers, collected like route tables. A module adds its
  * `<module>.events.ts` list here (imported through the module's index.ts).
  */
-export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...leaderboardSubscribers, ...referralSubscribers, ...followSubscribers, ...feedSubscribers, ...communitySubscribers, ...achievementSubscribers, ...shareImageSubscribers, ...commentSubscribers];
+export const subscribers: Subscriber[] = [...notificationSubscribers, ...donationSubscribers, ...payoutSubscribers, ...endorsementSubscribers, ...leaderboardSubscribers, ...referralSubscribers, ...followSubscribers, ...feedSubscribers, ...communitySubscribers, ...achievementSubscribers, ...shareImageSubscribers, ...commentSubscribers, ...webhookEndpointSubscribers];

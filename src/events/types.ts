@@ -22,6 +22,9 @@ export interface EventMap {
     receipt_id: string;
     /** The `ref` the donor paid with (absent on events queued before it was carried). */
     referral_code?: string | null;
+    /** The donor's public message, and when the gift settled (absent on events queued before they were carried). */
+    message?: string | null;
+    paid_at?: string;
   };
   /** A gift was refunded, fully or in part. */
   'donation.refunded': {
@@ -51,13 +54,16 @@ export interface EventMap {
   'endorsement.created': { fundraiser_id: string; endorser_user_id: string; holder_user_id: string; message: string | null };
   /** A payout from a connected account reached the holder's bank. */
   'payout.paid': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
-  /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
-  'update.posted': { update_id: string; fundraiser_id: string; author_user_id: string; created_at: string };
+  /** A payout from a connected account failed (its money went back to the account). */
+  'payout.failed': { payout_id: string; processor_account_id: string; holder_user_id: string | null; amount_cents: number; currency: string };
   /**
    * A signed-in user commented on a campaign; `parent_id` is the top-level comment a reply joins
-   * (null for a top-level comment). The campaign's holder and the parent's author are notified.
+   * (null for a top-level comment). The campaign's holder and the parent's author are notified;
+   * integrators' endpoints receive it as `comment.created`.
    */
-  'comment.created': { comment_id: string; fundraiser_id: string; author_user_id: string; parent_id: string | null };
+  'comment.created': { comment_id: string; fundraiser_id: string; parent_id: string | null; author_user_id: string; created_at: string };
+  /** The owner posted a project update on a campaign (connected users' feeds and notifications react). */
+  'update.posted': { update_id: string; fundraiser_id: string; author_user_id: string; created_at: string };
   /** Someone started following a user or an organization (a new follow, not a repeated one). */
   'follow.created': { follow_id: string; follower_id: string; following_type: 'user' | 'organization'; following_id: string };
   /** A user blocked another: the blocked user's follows of the blocker end. */

@@ -51,6 +51,8 @@ export async function withBareAiLimit<T>(res: Response, run: () => Promise<T>): 
   } catch (err) {
     if (err instanceof ApiError && err.status === 429 && !res.headersSent) {
       for (const name of res.getHeaderNames()) if (/^(x-)?ratelimit-|^retry-after$/i.test(name)) res.removeHeader(name);
+      // ...and the error middleware must not add Retry-After back.
+      res.locals.bareRateLimit = true;
     }
     throw err;
   }

@@ -33,31 +33,57 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 /** The body may differ by credential (owner fields) or negotiated language: caches key on them. */
 const CREDENTIAL_VARY = 'Authorization, Cookie';
 
-/**
- * Sends `body` as the JSON answer of a GET with the policy's headers, or 304 with no body when
- * the client already holds it. Returns nothing: the route pipeline sees the response as sent.
- * The body is serialised once; those bytes are hashed for the ETag and written as they are
- * (what res.send would do with them, minus its second freshness check and header lookups).
- */
-export function sendCacheable(req: Request, res: Response, body: unknown, policy: CachePolicy, status = 200): void {
+/** An answer ready to send: the exact bytes, their ETag and the caching headers of its policy. */
+export interface PreparedAnswer {
+  body: Buffer;
+  etag: string;
+  /** null: no Cache-Control header (the answer keeps the framework's defaults). */
+  cacheControl: string | null;
+  /** Added to Vary (res.vary appends only the fields not listed yet: CORS has set Origin). */
+  vary: string | null;
+  status: number;
+}
+
+/** Serialises `body` once and works out the headers of `policy`; the read cache stores the result. */
+export function prepareAnswer(body: unknown, policy: CachePolicy | null, status = 200): PreparedAnswer {
   const json = Buffer.from(JSON.stringify(body));
-  const etag = etagOf(json);
-  res.setHeader('ETag', etag);
-  if (policy.scope === 'public') {
-    res.setHeader('Cache-Control', `public, max-age=${policy.maxAge}`);
-    // res.vary appends only the fields not listed yet (CORS has set Origin).
-    res.vary(policy.vary?.length ? `${CREDENTIAL_VARY}, ${policy.vary.join(', ')}` : CREDENTIAL_VARY);
-  } else {
-    res.setHeader('Cache-Control', 'private, no-store');
-  }
+  if (!policy) return { body: json, etag: etagOf(json), cacheControl: null, vary: null, status };
+  if (policy.scope === 'private') return { body: json, etag: etagOf(json), cacheControl: 'private, no-store', vary: null, status };
+  return {
+    body: json,
+    etag: etagOf(json),
+    cacheControl: `public, max-age=${policy.maxAge}`,
+    vary: policy.vary?.length ? `${CREDENTIAL_VARY}, ${policy.vary.join(', ')}` : CREDENTIAL_VARY,
+    status,
+  };
+}
+
+/**
+ * Sends a prepared answer to a GET (or HEAD), or 304 with no body when the client already holds
+ * it. The bytes are written as they are (what res.send would do with them, minus its second
+ * freshness check and header lookups).
+ */
+export function sendPrepared(req: Request, res: Response, a: PreparedAnswer): void {
+  res.setHeader('ETag', a.etag);
+  if (a.cacheControl) res.setHeader('Cache-Control', a.cacheControl);
+  if (a.vary) res.vary(a.vary);
   const header = req.headers['if-none-match'];
-  if (status === 200 && (req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchHits(header, etag)) {
+  if (a.status === 200 && (req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchHits(header, a.etag)) {
     res.status(304).end();
     return;
   }
-  res.statusCode = status;
+  res.statusCode = a.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', json.length);
+  res.setHeader('Content-Length', a.body.length);
   if (req.method === 'HEAD') res.end();
-  else res.end(json);
+  else res.end(a.body);
+}
+
+/**
+ * Sends `body` as the JSON answer of a GET with the policy's headers, or 304 with no body when
+ * the client already holds it. Returns nothing: the route pipeline sees the response as sent.
+ * The body is serialised once; those bytes are hashed for the ETag and written as they are.
+ */
+export function sendCacheable(req: Request, res: Response, body: unknown, policy: CachePolicy, status = 200): void {
+  sendPrepared(req, res, prepareAnswer(body, policy, status));
 }

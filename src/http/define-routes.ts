@@ -6,6 +6,8 @@ import { enforceAuth, type AuthRule } from './auth-rules';
 import { hasSessionCookie } from './cookies';
 import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
+import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
+import { captureExample, recordingExamples } from './openapi-examples';
 import type { LimiterName, Limiters } from './rate-limits';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -68,6 +70,11 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
   errors?: number[];
   /** Routes that need the unparsed body (Stripe webhook); they check the body's type themselves. */
   rawBody?: boolean;
+  /**
+   * Whether the route honours an `Idempotency-Key` header (decisions Part 3): default true for
+   * POST (except raw-body routes), false otherwise; false for a whole module via defineRoutes.
+   */
+  idempotent?: boolean;
   /** OpenAPI operationId; derived from method and path when absent. */
   operationId?: string;
   handler: (args: HandlerArgs<P, Q, B, A>) => unknown | Promise<unknown>;
@@ -81,12 +88,18 @@ export interface RouteModule {
   routes: RouteDef[];
 }
 
-/** Declares a module's routes; types flow from each route's zod schemas into its handler. */
+/**
+ * Declares a module's routes; types flow from each route's zod schemas into its handler.
+ * `idempotent: false` (and every root module, outside /api/v1) turns Idempotency-Key off for
+ * the module's routes that do not declare it themselves.
+ */
 export function defineRoutes(
   prefix: string,
   routes: RouteDef[],
-  opts: { tag?: string; root?: boolean } = {},
+  opts: { tag?: string; root?: boolean; idempotent?: boolean } = {},
 ): RouteModule {
+  const idempotent = opts.root ? false : opts.idempotent;
+  if (idempotent !== undefined) routes = routes.map((r) => (r.idempotent === undefined ? { ...r, idempotent } : r));
   return { prefix, routes, tag: opts.tag ?? (prefix.split('/').filter(Boolean)[0] || 'platform'), root: opts.root };
 }
 
@@ -134,11 +147,17 @@ function checkMediaType(def: RouteDef, req: Request): void {
   throw new ApiError(415, 'Unsupported media type', `The request body must be ${accepted.join(' or ')}`, { accepted });
 }
 
-/** The pipeline for one route: limiters -> credentials -> auth rule -> flag -> validation -> handler. */
+/**
+ * The pipeline for one route: limiters -> credentials -> auth rule -> flag -> validation ->
+ * idempotency key -> policy -> handler.
+ */
 export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Limiters): RequestHandler[] {
+  const idempotent = idempotencyApplies(def);
   const run: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     try {
+      if (recordingExamples) captureExample(def.method, def.body, req, res);
       checkMediaType(def, req);
+      const idempotencyKey = idempotent ? keyOf(req) : undefined;
       // Cookie-only routes never look at a bearer: any Authorization header answers 401 Not authenticated.
       const skip = def.auth === 'none' || (def.auth === 'cookie' && !hasSessionCookie(req));
       const actor = skip ? null : await actorOf(req, ctx.credentials);
@@ -150,13 +169,18 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       const query = parse(def.query, req.query, 'query');
       const body = parse(def.body, req.body, 'body');
       // enforceAuth has thrown for a missing actor wherever the rule requires one.
+      // Claimed after validation (a malformed request is refused the same way every time) and
+      // before the policy and handler; a replay or a refusal answers here.
+      if (idempotencyKey !== undefined && (await beginIdempotent(ctx, req, res, actor, idempotencyKey))) return;
       const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
       if (def.policy) await def.policy.check(args);
       const result = await def.handler(args);
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();
-      else res.status(status).json(result);
+      else {
+        res.status(status).json(result);
+      }
     } catch (err) {
       next(err);
     }

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
+import { DB_RETRY_AFTER_S, isDatabaseUnavailable } from '../db/availability';
 
 /** The one error type. Renders as `{ error, message, ...extra }`, never wrapped. */
 export class ApiError extends Error {
@@ -23,6 +24,13 @@ export const badRequest = (message: string, extra?: Record<string, unknown>) =>
 export const notFound = (what = 'Resource') => new ApiError(404, 'Not found', `${what} not found`);
 export const forbidden = (message = 'You do not have permission to do this', extra?: Record<string, unknown>) =>
   new ApiError(403, 'Forbidden', message, extra);
+
+/** 503 DATABASE_UNAVAILABLE (decisions.md Part 3); the error middleware adds Retry-After. */
+export const databaseUnavailable = () =>
+  new ApiError(503, 'Service temporarily unavailable', 'The database is unreachable or too slow; please retry shortly', {
+    code: 'DATABASE_UNAVAILABLE',
+    retryAfter: DB_RETRY_AFTER_S,
+  });
 
 export function zodDetails(err: ZodError): Array<{ path: string; message: string }> {
   return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
@@ -90,11 +98,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       // Safety net only: schemas bound every value, so reaching here is a schema gap worth a warning.
       req.log?.warn({ code: e.code, err: (err as Error).message }, 'data exception from the database (schema gap)');
       apiErr = new ApiError(400, 'Bad request', 'A value is out of range or has the wrong format');
-    } else if (e.code === '57014' || (err as Error)?.name === 'KnexTimeoutError') {
-      // A statement timeout or an exhausted pool: the service is overloaded, not broken; say when to retry.
-      req.log?.warn({ code: e.code, err: (err as Error).message }, 'query timed out or no connection was free');
-      res.setHeader('Retry-After', '1');
-      apiErr = new ApiError(503, 'Service unavailable', 'The service is busy; please retry shortly', { code: 'BUSY', retryAfter: 1 });
+    } else if (isDatabaseUnavailable(err)) {
+      // Database away, frozen or too slow (decisions.md Part 3 "Outages"): never a 500; say when to retry.
+      req.log?.warn({ code: e.code, err: (err as Error).message }, 'database unavailable');
+      apiErr = databaseUnavailable();
     } else if (status && status >= 400 && status < 500)
       apiErr = new ApiError(status, e.expose ? (STATUS_ERROR[status] ?? 'Bad request') : 'Bad request', e.expose ? (err as Error).message : 'The request is malformed');
     else {
@@ -106,6 +113,9 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     }
   }
   if (res.headersSent) return;
-  if (speaksCognito(req)) return sendCognitoFault(res, cognitoType(apiErr), apiErr.message, apiErr.status >= 500 ? 500 : 400);
+  if ((apiErr.status === 503 || apiErr.status === 429) && typeof apiErr.extra.retryAfter === 'number' && !res.getHeader('Retry-After') && !res.locals.bareRateLimit)
+    res.setHeader('Retry-After', String(apiErr.extra.retryAfter));
+  // A database outage stays a 503 for the SDK too (it retries 5xx); other server faults are Cognito's 500.
+  if (speaksCognito(req)) return sendCognitoFault(res, cognitoType(apiErr), apiErr.message, apiErr.status >= 500 ? (apiErr.status === 503 ? 503 : 500) : 400);
   res.status(apiErr.status).json(withRequestId(req, apiErr.body()));
 };

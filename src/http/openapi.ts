@@ -1,6 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import type { RouteDef, RouteModule } from './define-routes';
+import { idempotencyApplies } from './idempotency';
+import { exampleKey, loadExamples } from './openapi-examples';
+import { orderByTags } from './openapi-tags';
 
 export const API_VERSION = '3.1.2';
 
@@ -37,10 +40,23 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   415: 'Body of a media type the operation does not take',
+  422: 'Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED)',
   429: 'Rate limited',
   500: 'Server error',
   503: 'Dependency unavailable',
 };
+
+/** The header of every idempotent operation (decisions Part 3). */
+const idempotencyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept.',
+    ),
+});
 
 function toOpenApiPath(p: string): string {
   return p.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
@@ -71,8 +87,12 @@ const PARTS: Part[] = ['params', 'query', 'body', 'response'];
 
 function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, parts: Set<Part> = new Set(PARTS)) {
   const full = (mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path);
+  const path = toOpenApiPath(full);
+  const example = loadExamples()[exampleKey(r.method, path)];
   const responses: RouteConfig['responses'] = {};
   const ok = r.status ?? 200;
+  const okExample = example && example.status === ok && example.response !== undefined ? { example: example.response } : {};
+  const bodyExample = example?.request !== undefined ? { example: example.request } : {};
   responses[ok] = r.produces
     ? {
         description: 'Success',
@@ -80,7 +100,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
         content: { [r.produces]: { schema: r.response && parts.has('response') ? (r.response as ZodType) : { type: 'string', format: 'binary' } } },
       }
     : r.response && parts.has('response')
-      ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType } } }
+      ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType, ...okExample } } }
       : { description: 'Success' };
   const errs = new Set<number>([...(r.errors ?? []), 500]);
   if (r.params || r.query || r.body) errs.add(400);
@@ -88,6 +108,12 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
   if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
   if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
   if (r.limiters?.length) errs.add(429);
+  const idempotent = !mod.root && idempotencyApplies(r);
+  if (idempotent) {
+    errs.add(400);
+    errs.add(409);
+    errs.add(422);
+  }
   for (const s of [...errs].sort()) {
     responses[s] = {
       description: STATUS_TEXT[s] ?? 'Error',
@@ -105,7 +131,6 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
       ? `Schema not rendered for: ${PARTS.filter((p) => !parts.has(p)).join(', ')}.`
       : undefined,
   ].filter(Boolean);
-  const path = toOpenApiPath(full);
   registry.registerPath({
     method: r.method,
     path,
@@ -117,12 +142,13 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
     request: {
       params: parts.has('params') ? (r.params as never) : undefined,
       query: parts.has('query') ? (r.query as never) : undefined,
+      headers: idempotent ? idempotencyHeaders : undefined,
       body: !parts.has('body')
         ? undefined
         : r.consumes
           ? { content: { [r.consumes.mediaType]: { schema: r.consumes.schema } } }
           : r.body
-            ? { content: { 'application/json': { schema: r.body as ZodType } } }
+            ? { content: { 'application/json': { schema: r.body as ZodType, ...bodyExample } } }
             : undefined,
     },
     responses,
@@ -147,15 +173,17 @@ function newRegistry(): OpenAPIRegistry {
 const SERVERS = [{ url: '/', description: 'The host serving this document' }];
 
 function generate(registry: OpenAPIRegistry): Record<string, unknown> {
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  return orderByTags(new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'Crowdfunding Platform REST API',
       version: API_VERSION,
+      // A private service: the SPDX form for "no licence is granted".
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: 'Errors are never wrapped: `{ error, message, code?, details? }`. Money is integer cents.',
     },
     servers: SERVERS,
-  }) as unknown as Record<string, unknown>;
+  }) as unknown as Record<string, unknown>);
 }
 
 /**

@@ -4,7 +4,10 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type Redis from 'ioredis';
 import type { Config } from '../config';
 import { sendCognitoFault, speaksCognito } from '../integrations/idp/cognito-faults';
+import { circuitOf } from '../infra/redis';
 import { clientIp } from './client-ip';
+import { recordRateLimitRefusal } from '../infra/metrics';
+import { ResilientStore } from './resilient-store';
 import { actorOrNull, type CredentialResolver } from './credentials';
 import { withRequestId } from './errors';
 
@@ -104,6 +107,8 @@ export const GLOBAL_SKIP: Array<{ method?: string; path: RegExp }> = [
   { method: 'GET', path: /^\/ambassadors(\/.*)?$/ },
   { method: 'GET', path: /^\/users\/[^/]+\/(public|badges|campaigns)(\/.*)?$/ },
   { method: 'GET', path: /^\/donations\/recent\/?$/ },
+  // A gift's outcome (the return page polls it): the public limiter alone.
+  { method: 'GET', path: /^\/donations\/[0-9a-fA-F-]{36}\/?$/ },
   { method: 'GET', path: /^\/home\/activity\/?$/ },
   { method: 'GET', path: /^\/idp\/verify-email\/?$/ },
   { method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ },
@@ -161,10 +166,12 @@ export type Limiters = Record<keyof typeof LIMITERS, RequestHandler>;
 
 export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Store | undefined {
   if (!redis) return undefined; // express-rate-limit's in-process MemoryStore
-  return new RedisStore({
+  const shared = new RedisStore({
     prefix: `${prefix}${name}:`,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
   });
+  // Counts per process while Redis is unreachable: a limit never fails open.
+  return new ResilientStore(shared, circuitOf(redis));
 }
 
 /**
@@ -225,10 +232,12 @@ function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Re
     keyGenerator,
     skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
     skipFailedRequests: spec.successesOnly ?? false,
-    // A store outage must not take the API down; requests pass while Redis is unreachable.
+    // The store falls back to per-process counts while Redis is away, so it does not fail; should
+    // it ever, the request passes rather than taking the API down.
     passOnStoreError: true,
     validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
     handler: (req, res, _next, options) => {
+      recordRateLimitRefusal(name);
       const info = (req as Request & { rateLimit?: { limit: number; remaining: number; resetTime?: Date } }).rateLimit;
       const live = draft6Headers(res, options.limit as number, 0, spec.windowMs, info?.resetTime);
       res.setHeader('Retry-After', String(live));

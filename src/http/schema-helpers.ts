@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiError } from './errors';
 
 /**
  * Bounded building blocks for request schemas. Every number and date a client sends is held to
@@ -8,8 +9,18 @@ import { z } from 'zod';
 
 export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
-/** Deepest offset a paged list serves; larger offsets clamp here (an empty page), never reach SQL as an overflow. */
-export const OFFSET_MAX = 1_000_000_000;
+/**
+ * Deepest offset a paged list serves (decisions.md Part 3 "Pagination bound"): a deep OFFSET
+ * makes Postgres read and discard every row before it, so beyond this the request is refused.
+ */
+export const OFFSET_MAX = 10_000;
+
+/** 400 `{ error: 'Offset too large', code: 'OFFSET_TOO_LARGE', max_offset }` for an offset past OFFSET_MAX. */
+export const offsetTooLarge = () =>
+  new ApiError(400, 'Offset too large', `offset may be at most ${OFFSET_MAX}; narrow the query instead of paging this deep`, {
+    code: 'OFFSET_TOO_LARGE',
+    max_offset: OFFSET_MAX,
+  });
 
 /** An integer that fits a Postgres `integer` column (narrowed further with min/max). */
 export const int32 = (min = INT32_MIN, max = INT32_MAX) => z.number().int().min(min).max(max);
@@ -49,17 +60,27 @@ export function pageLimit(opts: { def?: number; max?: number } = {}) {
     .describe(`1 to ${max}, default ${def}; larger is ${max}; missing, zero, negative or non-numeric is ${def}`);
 }
 
-/** A paging `offset`: 0 or more; negative or non-numeric is 0; beyond `max` (default OFFSET_MAX) is `max`. */
+/**
+ * A paging `offset`: 0 or more; negative or non-numeric is 0; beyond OFFSET_MAX the request is
+ * refused (400 OFFSET_TOO_LARGE, thrown from here so it keeps its own body); a list with a lower
+ * bound of its own (`max`, e.g. an upstream API's) clamps to it.
+ */
 export function pageOffset(max = OFFSET_MAX) {
+  const cap = Math.min(max, OFFSET_MAX);
   return z
     .preprocess((v) => {
       if (v === null) return v;
       const n = queryNumber(v);
       if (!Number.isFinite(n) || n <= 0) return 0;
-      return Math.min(Math.trunc(n), max);
-    }, z.number().int().min(0).max(max))
+      if (n > OFFSET_MAX) throw offsetTooLarge();
+      return Math.min(Math.trunc(n), cap);
+    }, z.number().int().min(0).max(cap))
     .default(0)
-    .describe(`0 or more, default 0; negative or non-numeric is 0; larger than ${max} is ${max}`);
+    .describe(
+      cap < OFFSET_MAX
+        ? `0 or more, default 0; negative or non-numeric is 0; up to ${OFFSET_MAX} accepted, served as at most ${cap}; beyond ${OFFSET_MAX} 400 OFFSET_TOO_LARGE`
+        : `0 to ${OFFSET_MAX}, default 0; negative or non-numeric is 0; beyond ${OFFSET_MAX} 400 OFFSET_TOO_LARGE`,
+    );
 }
 
 const yearOf = (s: string) => Number(s.slice(0, 4));

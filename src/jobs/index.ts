@@ -11,6 +11,8 @@ import { sendNotificationMail } from '../modules/preferences';
 import { registerUpdateJobs } from '../modules/updates';
 import { registerMilestoneJobs } from '../modules/milestones';
 import { registerShareImageJobs } from '../modules/share-images';
+import { registerWebhookEndpointJobs } from '../modules/webhook-endpoints';
+import { registerCrontab } from './crontab';
 
 /** Registers every queue's handler on the context's worker. Modules add their queues here. */
 export function registerJobs(ctx: AppContext): void {
@@ -22,7 +24,9 @@ export function registerJobs(ctx: AppContext): void {
   registerUpdateJobs(ctx);
   registerMilestoneJobs(ctx);
   registerShareImageJobs(ctx);
+  registerWebhookEndpointJobs(ctx);
   registerSubscribers(ctx, subscribers);
+  registerCrontab(ctx);
   // Atomic: the mail's outbox row commits with the job's completion, so each notification mails at most once.
   ctx.jobs.registerAtomic(NOTIFICATION_MAIL_QUEUE, (p, _job, trx) => sendNotificationMail(ctx, p, trx));
 }

@@ -52,13 +52,14 @@ import achievements from './achievements/achievements.routes';
 import aiCovers from './ai-covers/ai-covers.routes';
 import gifs from './gifs/gifs.routes';
 import dmca from './dmca/dmca.routes';
+import webhookEndpoints from './webhook-endpoints/webhook-endpoints.routes';
 
 /**
  * Every module's route table. Add a module here and it is mounted and documented. Route tables
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test

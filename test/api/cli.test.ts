@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { admin } from '../helpers/processes';
 
 
 
-// Keys of this file only: the flag table is shared with test files running in parallel.
-const KEY = `features.cli_probe_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+// A known flag (set-flag refuses unknown keys); this file's database is its own.
+const KEY = 'features.project_updates';
 
 afterAll(async () => {
   await testDb()('feature_flags').where({ key: KEY }).del();

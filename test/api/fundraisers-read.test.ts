@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import sharp from 'sharp';
 import { closeDb, createTestApp } from '../helpers/app';
+import { pendingJobs } from '../../src/jobs/admin';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 
@@ -139,7 +140,7 @@ describe('cover_tint job', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.data.cover_tint).toBeNull();
-    const job = await db('jobs').where({ queue: 'cover-tint', singleton_key: res.body.data.id }).first();
+    const [job] = await pendingJobs(db, 'cover-tint', `cover-tint:${res.body.data.id}`);
     expect(job).toBeDefined();
     await t.runJobs();
     const after = await get(`${api}/${res.body.data.id}`, u);
@@ -195,7 +196,7 @@ describe('cover_tint job', () => {
     const u = await createUser(db);
     const res = await request(t.app).post(api).set(await authHeaders(t, u)).send({ title: `No cover ${randomUUID()}`, goal_amount_cents: 1000, status: 'draft' });
     expect(res.body.data.cover_tint).toBeNull();
-    expect(await db('jobs').where({ queue: 'cover-tint', singleton_key: res.body.data.id })).toHaveLength(0);
+    expect(await pendingJobs(db, 'cover-tint', `cover-tint:${res.body.data.id}`)).toHaveLength(0);
   });
 });
 

@@ -82,22 +82,32 @@ describe('out-of-range numbers and dates', () => {
     expect(ok.body.data.end_date).toBe('2030-06-30');
   });
 
-  test('when a comments offset is beyond bigint or written as 1e20, then it clamps to the deepest page instead of 500 or page 1', async () => {
+  test('when a comments offset is beyond 10,000 (bigint, 1e20 or just 10001), then 400 OFFSET_TOO_LARGE with max_offset, never 500', async () => {
     const u = await createUser(t.ctx.db);
     const f = await createFundraiser(t.ctx.db, u.id);
-    for (const offset of ['99999999999999999999', '9223372036854775808', '1e20']) {
+    for (const offset of ['99999999999999999999', '9223372036854775808', '1e20', '10001']) {
       const res = await request(t.app).get(`/api/v1/fundraisers/${f.id}/comments?offset=${offset}`);
-      expect({ offset, status: res.status, served: res.body.pagination?.offset }).toEqual({ offset, status: 200, served: 1_000_000_000 });
+      expect({ offset, status: res.status, body: res.body }).toEqual({
+        offset,
+        status: 400,
+        body: expect.objectContaining({ error: 'Offset too large', code: 'OFFSET_TOO_LARGE', max_offset: 10000 }),
+      });
     }
+    const deepest = await request(t.app).get(`/api/v1/fundraisers/${f.id}/comments?offset=10000`);
+    expect(deepest.status).toBe(200);
+    expect(deepest.body.pagination.offset).toBe(10000);
     const junk = await request(t.app).get(`/api/v1/fundraisers/${f.id}/comments?offset=abc&limit=1e20`);
     expect(junk.body.pagination).toEqual(expect.objectContaining({ offset: 0, limit: 100 }));
   });
 
-  test('when the staff review queue gets a huge offset, then 200 with the offset clamped', async () => {
+  test('when the staff review queue or the campaign list gets an offset past 10,000, then 400 OFFSET_TOO_LARGE', async () => {
     const staff = await createUser(t.ctx.db, { roles: ['user', 'staff'] });
     const res = await request(t.app).get('/api/v1/admin/review-queue?offset=99999999999999999999').set(await authHeaders(t, staff));
-    expect(res.status).toBe(200);
-    expect(res.body.pagination.offset).toBe(1_000_000_000);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Offset too large', code: 'OFFSET_TOO_LARGE', max_offset: 10000 });
+    const list = await request(t.app).get('/api/v1/fundraisers?sort=raised&offset=1000000');
+    expect(list.status).toBe(400);
+    expect(list.body.code).toBe('OFFSET_TOO_LARGE');
   });
 
   test('when the database still reports a data exception (22xxx), then 400 in the error shape, never 500', async () => {
@@ -211,13 +221,13 @@ describe('login CSRF and body media types', () => {
 });
 
 describe('overload', () => {
-  it('when a query hits a statement timeout outside search, then the answer is 503 with Retry-After, not 500', async () => {
+  it('when a query hits a statement timeout outside search, then the answer is 503 DATABASE_UNAVAILABLE with Retry-After, not 500', async () => {
     const app = express();
     app.get('/slow', (_req, _res, next) => next(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })));
     app.use(errorHandler);
     const r = await request(app).get('/slow');
     expect(r.status).toBe(503);
-    expect(r.headers['retry-after']).toBe('1');
-    expect(r.body).toMatchObject({ error: 'Service unavailable', code: 'BUSY' });
+    expect(r.headers['retry-after']).toBe('5');
+    expect(r.body).toMatchObject({ error: 'Service temporarily unavailable', code: 'DATABASE_UNAVAILABLE' });
   });
 });

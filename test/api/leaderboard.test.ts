@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
+import { pendingJobs } from '../../src/jobs/admin';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -153,7 +154,7 @@ describe('GET /leaderboard', () => {
     await db()('leaderboard_state').update({ refreshed_at: new Date(Date.now() - 3600_000) });
     forgetRankingCheck();
     expect(rowOf(await board(), more)).toBeUndefined();
-    expect(await db()('jobs').where({ queue: REFRESH_QUEUE }).whereNull('done_at')).toHaveLength(1);
+    expect(await pendingJobs(db(), REFRESH_QUEUE)).toHaveLength(1);
     await t.runJobs();
     expect(rowOf(await board(), more)?.given_cents).toBe(500);
   });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { accounts, post, UnbalancedLedgerGroup } from '../../src/modules/ledger';
 import { emit, on, registerSubscribers } from '../../src/events';
-import { enqueue, JobWorker } from '../../src/jobs/queue';
+import { claimInbox, enqueue, JobWorker } from '../../src/infra/jobs';
+import { makeDue, pendingJobs } from '../../src/jobs/admin';
 import { createLogger } from '../../src/infra/logger';
 
 afterAll(closeDb);
@@ -51,43 +52,79 @@ describe('ledger', () => {
   });
 });
 
-describe('job leases', () => {
-  it('when a worker dies holding a lease, then another worker runs the job after the lease lapses', async () => {
+describe('jobs on graphile-worker', () => {
+  it('when the transaction that queued a job rolls back, then no job exists', async () => {
     const db = testDb();
-    const queue = `lease-${randomUUID()}`;
+    const queue = `rollback-${randomUUID()}`;
+    await expect(
+      db.transaction(async (trx) => {
+        await enqueue(trx, queue, { n: 1 });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await pendingJobs(db, queue)).toHaveLength(0);
+    await db.transaction((trx) => enqueue(trx, queue, { n: 2 }));
+    expect((await pendingJobs(db, queue)).map((j) => j.payload)).toEqual([{ n: 2 }]);
+  });
+
+  it('when a job is queued, then a drain runs it once with its payload and removes it', async () => {
+    const db = testDb();
+    const queue = `run-${randomUUID()}`;
     await enqueue(db, queue, { n: 1 });
-    // A worker claimed it and died: attempts counted, lease already lapsed.
-    await db('jobs').where({ queue }).update({ attempts: 1, lease_token: randomUUID(), locked_until: db.raw("now() - interval '1 second'") });
-    const seen: number[] = [];
-    const w = new JobWorker(db, log).register(queue, async (_p, job) => {
-      seen.push(job.attempts);
-    });
+    const seen: Array<[unknown, number]> = [];
+    const w = new JobWorker(db, log).register(queue, async (p, job) => void seen.push([p.n, job.attempts]));
     expect(await w.drain()).toBe(1);
-    expect(seen).toEqual([2]);
-    expect((await db('jobs').where({ queue }).first()).done_at).not.toBeNull();
-  });
-
-  it('when a lease is still held, then no other worker takes the job', async () => {
-    const db = testDb();
-    const queue = `held-${randomUUID()}`;
-    await enqueue(db, queue, {});
-    await db('jobs').where({ queue }).update({ attempts: 1, lease_token: randomUUID(), locked_until: db.raw("now() + interval '5 minutes'") });
-    const w = new JobWorker(db, log).register(queue, async () => undefined);
     expect(await w.drain()).toBe(0);
+    expect(seen).toEqual([[1, 1]]);
+    expect(await pendingJobs(db, queue)).toHaveLength(0);
   });
 
-  it('when an atomic handler loses its lease mid-run, then its effect is rolled back', async () => {
+  it('when a handler fails, then the job waits with a backoff and runs again once due', async () => {
+    const db = testDb();
+    const queue = `retry-${randomUUID()}`;
+    await enqueue(db, queue, {}, { maxAttempts: 3 });
+    let calls = 0;
+    const w = new JobWorker(db, log).register(queue, async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('flaky');
+    });
+    await w.drain();
+    const [waiting] = await pendingJobs(db, queue);
+    expect(waiting).toMatchObject({ attempts: 1, last_error: expect.stringContaining('flaky') });
+    expect(new Date(waiting!.run_at).getTime()).toBeGreaterThan(Date.now());
+    expect(await w.drain()).toBe(0);
+    await makeDue(db, queue);
+    await w.drain();
+    expect(calls).toBe(2);
+    expect(await pendingJobs(db, queue)).toHaveLength(0);
+  });
+
+  it('when two jobs share a singleton key, then one waits and keeps the first run time', async () => {
+    const db = testDb();
+    const queue = `single-${randomUUID()}`;
+    const later = new Date(Date.now() + 60_000);
+    await enqueue(db, queue, { v: 1 }, { singletonKey: 'k', runAt: later });
+    await enqueue(db, queue, { v: 2 }, { singletonKey: 'k', runAt: new Date(Date.now() + 120_000) });
+    const jobs = await pendingJobs(db, queue);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ key: `${queue}:k`, payload: { v: 2 } });
+    expect(Math.abs(new Date(jobs[0]!.run_at).getTime() - later.getTime())).toBeLessThan(1000);
+  });
+
+  it('when an atomic job is run again after its effect committed, then the effect is not repeated', async () => {
     const db = testDb();
     const queue = `atomic-${randomUUID()}`;
     const marker = `m-${randomUUID()}`;
     await enqueue(db, queue, {});
-    const w = new JobWorker(db, log).registerAtomic(queue, async (_p, job, trx) => {
+    const [job] = await pendingJobs(db, queue);
+    // The worker committed the effect and its inbox row, then died before completing the job.
+    await db.transaction((trx) => claimInbox(trx, queue, job!.id));
+    const w = new JobWorker(db, log).registerAtomic(queue, async (_p, _job, trx) => {
       await trx('app_secrets').insert({ name: marker, value: 'x' });
-      // Another worker took the job over meanwhile.
-      await db('jobs').where({ id: job.id }).update({ lease_token: randomUUID() });
     });
-    await w.drain();
+    expect(await w.drain()).toBe(1);
     expect(await db('app_secrets').where({ name: marker }).first()).toBeUndefined();
+    expect(await pendingJobs(db, queue)).toHaveLength(0);
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { emit } from '../../src/events';
-import { enqueue } from '../../src/jobs/queue';
+import { enqueue } from '../../src/infra/jobs';
 import { notify } from '../../src/modules/notifications';
 import { campaignUpdatesFeed } from '../../src/modules/feed';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';

@@ -142,7 +142,7 @@ describe('OpenAPI and docs', () => {
       doc.paths[p].get.parameters.find((x: { name: string }) => x.name === name).schema;
     for (const p of ['/api/v1/fundraisers', '/api/v1/fundraisers/{id}/comments', '/api/v1/admin/review-queue']) {
       expect(param(p, 'limit')).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }));
-      expect(param(p, 'offset')).toEqual(expect.objectContaining({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 }));
+      expect(param(p, 'offset')).toEqual(expect.objectContaining({ type: 'integer', minimum: 0, maximum: 10_000, default: 0 }));
     }
   });
 
@@ -196,6 +196,10 @@ describe('OpenAPI and docs', () => {
     }
     const init = await request(app).get('/api/v1/docs/init.js');
     expect(init.text).toContain('/api/v1/openapi.json');
+    // Usable on a phone: the page lays out for the device's width and operations start folded.
+    expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(page.text).toMatch(/@media \(max-width: 640px\)/);
+    expect(init.text).toContain("docExpansion: 'none'");
     // Served over http here: the page must not ask browsers to upgrade its asset requests.
     expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
     expect(page.headers['content-security-policy']).not.toMatch(/upgrade-insecure-requests/);

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
+import { pendingJobs } from '../../src/jobs/admin';
 import { authHeaders, createUser } from '../helpers/auth';
 import { createGift } from '../helpers/donations';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -82,7 +83,7 @@ describe('connected accounts', () => {
     expect(s.status).toBe(200);
     expect(s.headers['ratelimit-limit']).toBe('100');
     expect(s.body.data).toMatchObject({ id: account_id, status: 'active', charges_enabled: true, payouts_enabled: true, details_submitted: true });
-    const sweep = await db('jobs').where({ queue: 'payouts.sweep', singleton_key: account_id }).first();
+    const [sweep] = await pendingJobs(db, 'payouts.sweep', `payouts.sweep:${account_id}`);
     expect(sweep).toBeDefined();
   });
 

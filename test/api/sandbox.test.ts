@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { closeDb, createTestApp } from '../helpers/app';
+import { makeDue } from '../../src/jobs/admin';
 import { serveForSandbox } from '../helpers/listening';
 
 afterAll(closeDb);
@@ -127,7 +128,7 @@ describe('sandbox checkout', () => {
     }
     expect(await received(s.id)).toEqual([]);
     // The safety net waits 30 s; bring it forward instead of waiting.
-    await t.ctx.db('jobs').where({ queue: 'sandbox-webhook' }).whereNull('done_at').update({ run_at: t.ctx.db.fn.now() });
+    await makeDue(t.ctx.db, 'sandbox-webhook');
     await t.runJobs();
     expect((await received(s.id)).map((e) => e.type)).toEqual(['checkout.session.expired']);
   });

@@ -7,6 +7,7 @@ import { RenderPool } from '../../src/modules/share-images/render-pool';
 import { prerenderCampaign } from '../../src/modules/share-images/share-images.service';
 import { parseConfig } from '../../src/config';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
+import { makeDue, pendingJobs } from '../../src/jobs/admin';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { storageEnv } from '../helpers/media';
@@ -26,12 +27,12 @@ const binary = (req: request.Test) =>
   });
 const get = (path: string) => binary(request(t.app).get(`/api/v1${path}`));
 
-const pendingRenders = (id: string) => t.ctx.db('jobs').where({ queue: QUEUE, singleton_key: id }).whereNull('done_at');
+const pendingRenders = (id: string) => pendingJobs(t.ctx.db, QUEUE, `${QUEUE}:${id}`);
 
 /** Runs the dispatch and subscriber jobs, then the debounced render job as if its few seconds had passed. */
-async function runRenderJob(id: string): Promise<void> {
+async function runRenderJob(_id: string): Promise<void> {
   await t.runJobs();
-  await pendingRenders(id).update({ run_at: t.ctx.db.fn.now() });
+  await makeDue(t.ctx.db, QUEUE);
   await t.runJobs();
 }
 

@@ -39,25 +39,25 @@ describe('GET /trust/status', () => {
       updated_at: expect.any(String),
     });
     // A stalled job now would change the answer, but the cached one is served.
-    await db('jobs').insert({ queue: 'trust-test', run_at: db.raw("now() - interval '10 minutes'") });
+    await db.raw(`select graphile_worker.add_job('trust-test', '{}'::json, run_at => now() - interval '10 minutes')`);
     const again = await request(t.app).get('/api/v1/trust/status').expect(200);
     expect(again.body).toEqual(res.body);
-    await db('jobs').where({ queue: 'trust-test' }).delete();
+    await db.raw(`delete from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'trust-test')`);
   });
 
   it('when a due job has waited over 5 minutes, then the queue is degraded; over 30, an outage; the whole is degraded', async () => {
-    await db('jobs').insert({ queue: 'trust-test', run_at: db.raw("now() - interval '10 minutes'") });
+    await db.raw(`select graphile_worker.add_job('trust-test', '{}'::json, run_at => now() - interval '10 minutes')`);
     const late = await request(createTestApp().app).get('/api/v1/trust/status').expect(200);
     expect(components(late.body).queue).toBe('degraded');
     expect(late.body.data.status).toBe('degraded');
-    await db('jobs').where({ queue: 'trust-test' }).update({ run_at: db.raw("now() - interval '45 minutes'") });
+    await db.raw(`update graphile_worker._private_jobs set run_at = now() - interval '45 minutes' where task_id = (select id from graphile_worker._private_tasks where identifier = 'trust-test')`);
     const stalled = await request(createTestApp().app).get('/api/v1/trust/status').expect(200);
     expect(components(stalled.body).queue).toBe('outage');
     expect(stalled.body.data.status).toBe('degraded');
     // A dead job (attempts used up) is not waiting.
-    await db('jobs').where({ queue: 'trust-test' }).update({ attempts: 5, max_attempts: 5 });
+    await db.raw(`update graphile_worker._private_jobs set attempts = 5, max_attempts = 5 where task_id = (select id from graphile_worker._private_tasks where identifier = 'trust-test')`);
     expect(components((await request(createTestApp().app).get('/api/v1/trust/status').expect(200)).body).queue).toBe('operational');
-    await db('jobs').where({ queue: 'trust-test' }).delete();
+    await db.raw(`delete from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'trust-test')`);
   });
 
   it('when the SMTP server refuses connections, then mail is an outage; when it accepts, operational', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
+import { makeDue } from '../../src/jobs/admin';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { startTranslateServer } from '../helpers/translate-server';
@@ -147,7 +148,7 @@ describe('translations tab', () => {
     await t.runJobs();
     tr.state.failing = false;
     expect(await t.ctx.db('update_translations').where({ update_id: id })).toHaveLength(0);
-    await t.ctx.db('jobs').where({ queue: 'update-translations' }).whereNull('done_at').update({ run_at: t.ctx.db.fn.now() });
+    await makeDue(t.ctx.db, 'update-translations');
     await t.runJobs();
     expect(await t.ctx.db('update_translations').where({ update_id: id })).toHaveLength(3);
   });

@@ -101,6 +101,8 @@ export async function createGift(db: Db, o: GiftOptions): Promise<Gift> {
         tip_cents: tip,
         currency: f.currency,
         receipt_id: d.receipt_id,
+        message: d.message ?? null,
+        paid_at: new Date(d.paid_at).toISOString(),
       });
     }
     return { id: d.id, receipt_id: d.receipt_id, amount_cents: amount, tip_cents: tip, fee, platformFee: pfee, net: amount - fee - pfee };

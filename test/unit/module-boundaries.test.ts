@@ -11,7 +11,7 @@ const refused: Array<[string, string]> = [
   ['src/modules/comments/c.ts', "import { x } from '../../modules/fundraisers';"],
   ['src/jobs/j.ts', "import { x } from '../modules/fundraisers/fundraisers.repo';"],
   ['src/app.ts', "import { x } from './modules/docs/docs.routes';"],
-  ['src/integrations/mail/m.ts', "import { x } from '../../jobs/queue';"],
+  ['src/integrations/mail/m.ts', "import { x } from '../../jobs/cover-tint';"],
   ['src/integrations/mail/m.ts', "import { x } from '../../http/errors';"],
   ['src/integrations/idp/local/l.ts', "import { x } from '../../../modules/auth';"],
   ['src/modules/donations/d.ts', "import x from 'stripe';"],
@@ -23,7 +23,7 @@ const allowed: Array<[string, string]> = [
   ['src/modules/comments/c.ts', "import { x } from '../../http/errors';"],
   ['src/modules/index.ts', "import x from './comments/comments.routes';"],
   ['src/jobs/j.ts', "import { x } from '../modules/fundraisers';"],
-  ['src/integrations/mail/m.ts', "import { x } from '../../infra/queue';"],
+  ['src/integrations/mail/m.ts', "import { x } from '../../infra/jobs';"],
   ['src/modules/donations/d.ts', "import type { x } from '../../integrations/payments';"],
 ];
 

@@ -1,4 +1,6 @@
 import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import { circuitOf, throughCircuit, type RedisCircuit } from '../../infra/redis';
 
 /**
  * Failure counters behind the adaptive CAPTCHA. Each failure refreshes the key's expiry, so a
@@ -13,15 +15,20 @@ export interface RiskStore {
   reset(key: string): Promise<void>;
 }
 
-/** In-process counters (one instance only); used when REDIS_URL is unset. */
+/** In-process counters (one instance only); used when REDIS_URL is unset and while Redis is away. */
 export class MemoryRiskStore implements RiskStore {
-  private readonly entries = new Map<string, { count: number; expiresAt: number }>();
+  // Bounded: a flood of distinct IPs pushes out the least recently touched counters.
+  private readonly entries: LRUCache<string, { count: number; expiresAt: number }>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    maxEntries = 100_000,
+  ) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   async increment(key: string, windowMs: number): Promise<number> {
     const t = this.now();
-    this.prune(t);
     const e = this.entries.get(key);
     const count = e && e.expiresAt > t ? e.count + 1 : 1;
     this.entries.set(key, { count, expiresAt: t + windowMs });
@@ -40,12 +47,6 @@ export class MemoryRiskStore implements RiskStore {
 
   async reset(key: string): Promise<void> {
     this.entries.delete(key);
-  }
-
-  /** Keeps memory bounded under a flood of distinct IPs / addresses. */
-  private prune(t: number): void {
-    if (this.entries.size < 10_000) return;
-    for (const [k, e] of this.entries) if (e.expiresAt <= t) this.entries.delete(k);
   }
 }
 
@@ -67,5 +68,27 @@ export class RedisRiskStore implements RiskStore {
 
   async reset(key: string): Promise<void> {
     await this.redis.del(key);
+  }
+}
+
+/** Redis while it answers, per-process counters while it does not (decisions.md Part 3 "Outages"). */
+export class ResilientRiskStore implements RiskStore {
+  private readonly shared: RedisRiskStore;
+  private readonly local = new MemoryRiskStore();
+  private readonly circuit: RedisCircuit;
+
+  constructor(redis: Redis) {
+    this.shared = new RedisRiskStore(redis);
+    this.circuit = circuitOf(redis);
+  }
+
+  increment(key: string, windowMs: number): Promise<number> {
+    return throughCircuit(this.circuit, () => this.shared.increment(key, windowMs), () => this.local.increment(key, windowMs));
+  }
+  get(key: string): Promise<number> {
+    return throughCircuit(this.circuit, () => this.shared.get(key), () => this.local.get(key));
+  }
+  reset(key: string): Promise<void> {
+    return throughCircuit(this.circuit, () => this.shared.reset(key), () => this.local.reset(key));
   }
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { normalizeEmail } from '../../infra/email';
 import { sha256Hex } from '../../infra/hash';
-import { MemoryRiskStore, RedisRiskStore, type RiskStore } from './risk-store';
+import { MemoryRiskStore, ResilientRiskStore, type RiskStore } from './risk-store';
 
 /**
  * Adaptive CAPTCHA thresholds (documented in the OpenAPI description of sign-up / sign-in):
@@ -28,12 +28,12 @@ export interface RiskSubject {
 
 // One in-process store per context when Redis is not configured (tests get fresh buckets per app).
 const memoryStores = new WeakMap<AppContext, MemoryRiskStore>();
-const redisStores = new WeakMap<object, RedisRiskStore>();
+const redisStores = new WeakMap<object, ResilientRiskStore>();
 
 export function riskStoreFor(ctx: AppContext): RiskStore {
   if (ctx.redis) {
     let s = redisStores.get(ctx.redis);
-    if (!s) redisStores.set(ctx.redis, (s = new RedisRiskStore(ctx.redis)));
+    if (!s) redisStores.set(ctx.redis, (s = new ResilientRiskStore(ctx.redis)));
     return s;
   }
   let m = memoryStores.get(ctx);

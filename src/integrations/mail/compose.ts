@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { insertOutbox } from './outbox.repo';
 import { escapeHtml } from './templates';
 import type { Locale } from './types';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { findOutbox, insertOutbox, markAttemptFailed, markSent } from './outbox.repo';
 import { renderMail } from './templates';
 import type { Locale, MailTemplate } from './types';

@@ -3,7 +3,7 @@ import type { Db } from '../../db/knex';
 import type { PaymentProcessor } from './port';
 import { SandboxProcessor } from './sandbox';
 import { StripeProcessor } from './stripe';
-import type { JobWorker } from '../../infra/queue';
+import type { JobWorker } from '../../infra/jobs';
 import { redeliverHandler, SANDBOX_WEBHOOK_QUEUE, type DeliveryDeps } from './sandbox-delivery';
 import { SANDBOX_PAYOUT_QUEUE, settlePayoutHandler } from './sandbox-payouts';
 

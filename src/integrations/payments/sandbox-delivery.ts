@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import Stripe from 'stripe';
 import type { Config } from '../../config';
 import type { Db } from '../../db/knex';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import type { PaymentProcessor } from './port';
 import { createObject, getObject, updateObject } from './sandbox.repo';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { deliverEvents, recordEvents, sandboxEvent, type DeliveryDeps, type SandboxEvent } from './sandbox-delivery';
 import { nowS, sbId } from './sandbox-objects';
 import { createObject, updateObject } from './sandbox.repo';

@@ -15,7 +15,7 @@ const keyRead = z.object({
   expires_at: z.string(),
   revoked_at: z.string().nullable(),
   created_at: z.string(),
-});
+}).meta({ id: 'ApiKey' });
 
 export default defineRoutes(
   '/api-keys',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { queryRows } from '../../db/knex';
 
 export interface CredentialOwnerRow {
   id: string;
@@ -24,14 +25,16 @@ const COLUMNS = [
   's.impersonated_by',
 ];
 
-/** The token's owner and (local provider) the session the token belongs to, in one query. */
+const OWNER_BY_ID = `select ${COLUMNS.join(', ')} from users u
+  left join idp_sessions s on s.user_id = u.id and s.id = ?::uuid
+  where u.id = ? limit 1`;
+
+/**
+ * The token's owner and (local provider) the session the token belongs to, in one query. Runs on
+ * every signed-in request: straight through pg (queryRows), not knex's builder.
+ */
 export async function findOwnerById(db: Knex, userId: string, sessionId: string | null): Promise<CredentialOwnerRow | undefined> {
-  return db('users as u')
-    .leftJoin('idp_sessions as s', (j) => {
-      j.on('s.user_id', '=', 'u.id').andOn('s.id', '=', db.raw('?::uuid', [sessionId]));
-    })
-    .where('u.id', userId)
-    .first(COLUMNS);
+  return (await queryRows<CredentialOwnerRow>(db, OWNER_BY_ID, [sessionId, userId]))[0];
 }
 
 /** Owner of an external provider's subject; links an unlinked account by its address once. */

@@ -1,5 +1,7 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/knex';
 import type { Actor, CredentialKind, PlatformRole } from '../../http/actor';
 import { hasSessionCookie } from '../../http/cookies';
@@ -27,6 +29,26 @@ export const tokenUnverifiable = (message = 'The token could not be verified') =
   new ApiError(401, 'Invalid token', message, { code: 'TOKEN_VERIFICATION_FAILED' });
 
 /**
+ * The provider's public keys as KeyObjects, parsed once: given a PEM, jsonwebtoken parses it
+ * again on every verification (createPublicKey was a third of a signed-in read's CPU).
+ */
+const keyObjects = new LRUCache<string, KeyObject>({ max: 64 });
+function keyObjectOf(pem: string): KeyObject {
+  let key = keyObjects.get(pem);
+  if (!key) keyObjects.set(pem, (key = createPublicKey(pem)));
+  return key;
+}
+
+/**
+ * ID tokens that passed every check below, by the token's exact text, for at most 5 minutes and
+ * never past their own expiry: a browser sends the same token on every request, and the RS256
+ * signature check is the costliest step of a signed-in read. Whether the account and session may
+ * still use it (liveOwner) is checked on every request regardless; expiry is re-checked on a hit.
+ * The signature and claims of a given text never change, so a hit answers what a check would.
+ */
+const verified = new LRUCache<string, jwt.JwtPayload>({ max: 10_000, ttl: 5 * 60_000 });
+
+/**
  * Verifies an identity-provider ID token: RS256 only, against the configured provider's keys,
  * issuer and audience; `exp` is required; `token_use` must be `id` (an access token is refused).
  */
@@ -36,6 +58,13 @@ export async function verifyIdToken(
   opts: { ignoreExpiration?: boolean } = {},
 ): Promise<jwt.JwtPayload> {
   const v = ctx.idp.verification;
+  // Keyed by the provider's issuer and audience too: a swapped provider (tests) never sees another's tokens.
+  const memoKey = `${v.issuer}\n${v.audience}\n${token}`;
+  const memo = verified.get(memoKey);
+  if (memo) {
+    if (!opts.ignoreExpiration && memo.exp! * 1000 <= Date.now()) throw tokenInvalid('The token has expired');
+    return memo;
+  }
   const decoded = jwt.decode(token, { complete: true });
   if (!decoded || typeof decoded.payload === 'string') throw tokenUnverifiable();
   if (decoded.header.alg !== 'RS256' || !decoded.header.kid) throw tokenUnverifiable('Only RS256 tokens from the identity provider are accepted');
@@ -43,7 +72,7 @@ export async function verifyIdToken(
   if (!pem) throw tokenUnverifiable('The token was signed by an unknown key');
   let claims: jwt.JwtPayload;
   try {
-    claims = jwt.verify(token, pem, { algorithms: ['RS256'], issuer: v.issuer, ignoreExpiration: opts.ignoreExpiration }) as jwt.JwtPayload;
+    claims = jwt.verify(token, keyObjectOf(pem), { algorithms: ['RS256'], issuer: v.issuer, ignoreExpiration: opts.ignoreExpiration }) as jwt.JwtPayload;
   } catch (err) {
     if (err instanceof jwt.TokenExpiredError) throw tokenInvalid('The token has expired');
     if (err instanceof jwt.NotBeforeError) throw tokenInvalid('The token is not valid yet');
@@ -53,6 +82,8 @@ export async function verifyIdToken(
   if (typeof claims.exp !== 'number') throw tokenInvalid('The token has no expiry');
   if (claims.token_use !== 'id') throw tokenInvalid('Send the ID token, not the access token');
   if (claims.aud !== v.audience) throw tokenInvalid('The token was issued to another client');
+  const ttl = claims.exp * 1000 - Date.now();
+  if (ttl > 0) verified.set(memoKey, claims, { ttl: Math.min(ttl, 5 * 60_000) });
   return claims;
 }
 

@@ -32,7 +32,7 @@ const commentBase = z.object({
 });
 
 export const commentSchema = commentBase;
-export const commentWithReplies = commentBase.extend({ replies: z.array(commentBase).describe('oldest first') });
+export const commentWithReplies = commentBase.extend({ replies: z.array(commentBase).describe('oldest first') }).meta({ id: 'Comment' });
 
 export const commentEnvelope = z.object({ data: commentSchema });
 export const commentList = z.object({

@@ -82,7 +82,7 @@ export async function createComment(
   // The comment and its event in one transaction: the holder's (and parent author's) notification follows it.
   const id = await ctx.db.transaction(async (trx) => {
     const newId = await repo.insert(trx, { fundraiser_id: f.id, user_id: actor.userId, parent_id: parentId, body, gif_id: gif });
-    await emit(trx, 'comment.created', { comment_id: newId, fundraiser_id: f.id, author_user_id: actor.userId, parent_id: parentId });
+    await emit(trx, 'comment.created', { comment_id: newId, fundraiser_id: f.id, author_user_id: actor.userId, parent_id: parentId, created_at: new Date().toISOString() });
     return newId;
   });
   return toComment((await repo.findOne(ctx.db, id, actor.userId))!);

@@ -66,7 +66,7 @@ export const community = z.object({
     .optional()
     .describe("The signed-in caller's membership (null when none); absent for guests"),
   fund_balance_cents: z.number().int().optional().describe('The community fund, shown to its owner only'),
-});
+}).meta({ id: 'Community' });
 export const communityEnvelope = z.object({ data: community });
 
 export const joinBody = z.object({ interval: interval.describe("Must be the community's interval (400 `INTERVAL_NOT_OFFERED` otherwise)") });
@@ -92,7 +92,7 @@ export const joinRequest = z.object({
   status: joinStatus,
   decided_at: z.string().nullable(),
   created_at: z.string(),
-});
+}).meta({ id: 'CommunityJoinRequest' });
 export const joinRequestEnvelope = z.object({ data: joinRequest });
 
 export const joinRequestsQuery = z.object({

@@ -1,12 +1,11 @@
 import { defineRoutes, route } from '../../http/define-routes';
-import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
+import { prepareAnswer, sendPrepared } from '../../http/caching';
+import type { ReadOutcome } from '../../http/read-cache';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
-import { toCard } from './card';
 import * as params from './discovery.params';
 import * as repo from './discovery.repo';
-import { atLeastPage, listTotalKey } from './list-cache';
-import { boundedSearch } from './search-limit';
+import { LIST_POLICY, listBody } from './list-body';
 import {
   categoriesResponse,
   citiesResponse,
@@ -20,7 +19,6 @@ import {
 const CITIES_TTL_SECONDS = 300;
 const CATEGORIES_TTL_SECONDS = 300;
 const ZIP_TTL_SECONDS = 86_400;
-const TOTAL_TTL_SECONDS = 30;
 
 // Mounted before the fundraisers module so /fundraisers/cities wins over /fundraisers/:id.
 export default defineRoutes(
@@ -34,8 +32,9 @@ export default defineRoutes(
         'Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value ' +
         '(except `near`: 400). Language: `lang`, else the `lang` cookie, else Accept-Language. ' +
         'Caching: `Cache-Control: public, max-age=30` and an `ETag` (If-None-Match answers 304); the total of a list ' +
-        'without q or near may be up to 30 s stale. Ranked search (q) is bounded per process: beyond the running ' +
-        'and queued searches, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT.',
+        'without q or near may be up to 30 s stale. Offset at most 10,000 (beyond: 400 OFFSET_TOO_LARGE). Ranked search (q), ' +
+        'sort=raised and near are bounded per process: beyond the running ' +
+        'and queued ones, or when one runs too long, 503 with Retry-After and code SEARCH_BUSY or SEARCH_TIMEOUT.',
       auth: 'optional',
       limiters: ['public'],
       query: listQuery,
@@ -45,10 +44,8 @@ export default defineRoutes(
         const near = params.parseNear(req.query.near);
         const status = params.parseStatus(query.status);
         const categoryValue = params.first(query.category)?.trim();
-        const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
-        const filter: repo.ListFilter = {
+        const filter: Omit<repo.ListFilter, 'categoryIds'> = {
           status,
-          categoryIds,
           q: params.parseQ(query.q),
           projects: params.parseProjects(query.projects),
           sort: params.first(query.sort) === 'raised' ? 'raised' : 'newest',
@@ -57,23 +54,15 @@ export default defineRoutes(
           offset: query.offset,
           near: near ? { ...near, radiusMi: params.parseRadius(query.radius_mi) } : null,
         };
-        const pagination = { limit: filter.limit, offset: filter.offset };
-        // An unknown category matches nothing (not an error: the list ignores what it cannot use).
-        if (categoryIds && categoryIds.length === 0) return { data: [], pagination: { ...pagination, total: 0 } };
-        // The total of a broad filter (no q, no near) is O(campaigns) to count: served from a
-        // 30-second cache (the spec allows card counts up to 30 s stale). Few keys: status x category x projects.
-        const broad = !filter.q && !filter.near;
-        // Campaign writes bump the keys' version (list-cache.ts), so create, publish and delete show at once.
-        const key = broad ? await listTotalKey(ctx, `${filter.status}:${categoryIds?.join('.') ?? '*'}:${String(filter.projects)}`) : '';
-        // A cached total lets the page be one query with no count; on a miss the same query counts.
-        const knownTotal = broad ? await ctx.cache.get<number>(key) : undefined;
-        const { rows, total } = filter.q
-          ? await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter))
-          : await repo.listCards(db, filter, { knownTotal });
-        if (broad && knownTotal === undefined) await ctx.cache.set(key, total, TOTAL_TTL_SECONDS);
-        const body = { data: rows.map(toCard), pagination: { ...pagination, total: atLeastPage(total, filter.offset, rows.length) } };
-        // Cards are the same for every caller; the language may come from the cookie or Accept-Language.
-        return sendCacheable(req, res, body, { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE, vary: ['Accept-Language'] });
+        const compute = async (): Promise<ReadOutcome> => {
+          const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
+          return { answer: prepareAnswer(await listBody(ctx, res, { ...filter, categoryIds }), LIST_POLICY), cacheable: true, fundraiserId: null };
+        };
+        // The broad lists (no q, no near) are the same for every caller: the read cache keys them by
+        // the parsed filter, so spellings of one query share an entry. Ranked and near-me searches read the database.
+        if (!ctx.readCache || filter.q || filter.near) return sendPrepared(req, res, (await compute()).answer);
+        const key = `list:${filter.status}:${filter.projects}:${filter.sort}:${filter.lang}:${filter.limit}:${filter.offset}:${categoryValue ?? ''}`;
+        return ctx.readCache.serve(req, res, key, compute);
       },
     }),
     route({
@@ -84,9 +73,15 @@ export default defineRoutes(
       auth: 'none',
       limiters: ['public'],
       response: citiesResponse,
-      handler: async ({ ctx }) => ({
-        data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => repo.cityRows(ctx.db)),
-      }),
+      handler: async ({ req, res, ctx }) => {
+        const compute = async (): Promise<ReadOutcome> => ({
+          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => repo.cityRows(ctx.db)) }, null),
+          cacheable: true,
+          fundraiserId: null,
+        });
+        if (!ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
+        return ctx.readCache.serve(req, res, 'cities', compute);
+      },
     }),
     route({
       method: 'get',
@@ -114,10 +109,15 @@ export default defineRoutes(
       limiters: ['public'],
       query: langQuery,
       response: categoriesResponse,
-      handler: async ({ req, ctx, query }) => {
+      handler: async ({ req, res, ctx, query }) => {
         const lang = params.resolveLang(req, query.lang) ?? 'en';
-        const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => repo.categories(ctx.db));
-        return { data: rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug })) };
+        const compute = async (): Promise<ReadOutcome> => {
+          const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => repo.categories(ctx.db));
+          const data = rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug }));
+          return { answer: prepareAnswer({ data }, null), cacheable: true, fundraiserId: null };
+        };
+        if (!ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
+        return ctx.readCache.serve(req, res, `categories:${lang}`, compute);
       },
     }),
   ],

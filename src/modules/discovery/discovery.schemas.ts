@@ -74,7 +74,7 @@ export const cityRow = z.object({
   lat: z.number().describe('2 decimals'),
   lng: z.number().describe('2 decimals'),
   count: z.number().int().describe('active public campaigns in the city'),
-});
+}).meta({ id: 'City' });
 
 export const citiesResponse = z.object({ data: z.array(cityRow) });
 

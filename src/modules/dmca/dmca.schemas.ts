@@ -35,7 +35,7 @@ export const listQuery = z.object({
   status: z.enum(['received', 'actioned']).optional(),
 });
 
-const takedown = z.object({ id: z.string(), fundraiser_id: z.string(), staff_user_id: z.string().nullable(), url: z.string(), media_id: z.string().nullable(), created_at: z.string() });
+const takedown = z.object({ id: z.string(), notice_id: z.string(), fundraiser_id: z.string(), staff_user_id: z.string().nullable(), url: z.string(), media_id: z.string().nullable(), created_at: z.string() });
 
 export const noticeRead = z.object({
   id: z.string(),
@@ -48,7 +48,7 @@ export const noticeRead = z.object({
   created_at: z.string(),
   actioned_at: z.string().nullable(),
   takedowns: z.array(takedown),
-});
+}).meta({ id: 'DmcaNotice' });
 
 export const noticeList = z.object({
   data: z.array(noticeRead),

@@ -1,4 +1,4 @@
-import { defineRoutes, route } from '../../http/define-routes';
+import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { commentEnvelope } from '../comments';
 import {
   checkoutAnswer,
@@ -6,6 +6,7 @@ import {
   intentAnswer,
   intentBody,
   noteBody,
+  outcomeAnswer,
   receiptAnswer,
   receiptEmailAnswer,
   receiptEmailBody,
@@ -13,6 +14,7 @@ import {
   recentAnswer,
   recentQuery,
 } from './donations.schemas';
+import { readOutcome } from './donations.outcome';
 import * as service from './donations.service';
 import * as receipts from './receipts.service';
 
@@ -41,7 +43,7 @@ export default defineRoutes(
       method: 'post',
       path: '/donations',
       summary: 'Start a gift with a hosted checkout',
-      description: `Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); both default to {site_url}/fundraisers/{slug}?donation={donation_id}. ${payingRules}`,
+      description: `Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); success_url defaults to {site_url}/fundraisers/{slug}?donation={donation_id}, cancel_url to the same with &canceled=true. ${payingRules}`,
       auth: 'optional',
       body: checkoutBody,
       status: 201,
@@ -60,6 +62,18 @@ export default defineRoutes(
       query: recentQuery,
       response: recentAnswer,
       handler: async ({ ctx, query }) => ({ data: await receipts.recent(ctx, query.fundraiser_id, query.limit) }),
+    }),
+    route({
+      method: 'get',
+      path: '/donations/:id',
+      summary: 'A gift\'s outcome',
+      description:
+        'For the Checkout return page ({site_url}/fundraisers/{slug}?donation={id}, with &canceled=true when the donor canceled): the donation id is the capability, no sign-in needed. `status` is pending until the processor settles the gift (poll a few times), then paid (or failed, refunded); `receipt_id` is null until paid. Never carries an email, a name or a processor id. 404 for an unknown id.',
+      auth: 'optional',
+      limiters: ['public'],
+      params: idParams,
+      response: outcomeAnswer,
+      handler: async ({ ctx, params }) => ({ data: await readOutcome(ctx, params.id) }),
     }),
     route({
       method: 'post',

@@ -31,7 +31,7 @@ export const intentBody = z.object({
 
 export const checkoutBody = intentBody.extend({
   success_url: z.string().max(2000).optional().describe('On SITE_URL\'s origin; default {site_url}/fundraisers/{slug}?donation={donation_id}'),
-  cancel_url: z.string().max(2000).optional().describe('On SITE_URL\'s origin; same default'),
+  cancel_url: z.string().max(2000).optional().describe('On SITE_URL\'s origin; default {site_url}/fundraisers/{slug}?donation={donation_id}&canceled=true'),
 });
 
 export type IntentBody = z.infer<typeof intentBody>;
@@ -93,4 +93,18 @@ export const recentAnswer = z.object({
       fundraiser: fundraiserRef,
     }),
   ),
+});
+
+export const outcomeAnswer = z.object({
+  data: z.object({
+    id: uuid,
+    status: z.enum(['pending', 'paid', 'failed', 'refunded']),
+    amount_cents: z.number().int(),
+    tip_cents: z.number().int(),
+    currency: z.string(),
+    fundraiser: fundraiserRef,
+    receipt_id: z.string().nullable().describe('null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it'),
+    created_at: z.string(),
+    paid_at: z.string().nullable(),
+  }).meta({ id: 'Donation', description: "A gift's outcome, as the return page reads it: never an email or a processor id" }),
 });

@@ -143,7 +143,7 @@ export async function createCheckout(ctx: AppContext, req: Request, actor: Actor
       line_items: lineItems,
       metadata: metadata(row),
       success_url: success ?? back,
-      cancel_url: cancel ?? back,
+      cancel_url: cancel ?? `${back}&canceled=true`,
       customer_email: row.donor_email,
       idempotencyKey: `donation:${row.id}`,
     }),

@@ -91,6 +91,8 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     currency: d.currency,
     receipt_id: d.receipt_id,
     referral_code: d.referral_code ?? null,
+    message: paid.message ?? null,
+    paid_at: new Date(paid.paid_at!).toISOString(),
   });
   if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder });
   return 'applied';

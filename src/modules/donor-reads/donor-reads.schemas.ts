@@ -36,7 +36,7 @@ export const donationItem = z.object({
   created_at: z.string(),
   paid_at: z.string().nullable(),
   refunded_at: z.string().nullable(),
-});
+}).meta({ id: 'DonationHistoryItem' });
 
 export const listAnswer = z.object({
   data: z.array(donationItem),

@@ -12,7 +12,7 @@ export const endorsement = z.object({
   endorser: z.object({ id: z.string().uuid(), name: z.string().nullable(), avatar: z.string().nullable(), profile_slug: z.string().nullable() }),
   message: z.string().nullable(),
   created_at: z.string(),
-});
+}).meta({ id: 'Endorsement' });
 export const endorsementEnvelope = z.object({ data: endorsement });
 export const requestEnvelope = z.object({
   data: z.object({ id: z.string().uuid(), fundraiser_id: z.string().uuid(), email: z.string(), created_at: z.string() }),

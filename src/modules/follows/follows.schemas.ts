@@ -14,7 +14,7 @@ export const followRead = z.object({
   following_id: z.string(),
   following_type: followingType,
   created_at: z.string(),
-});
+}).meta({ id: 'Follow' });
 export const followEnvelope = z.object({ data: followRead });
 export const followList = z.object({
   data: z.array(followRead),

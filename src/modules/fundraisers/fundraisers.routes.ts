@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
-import { PUBLIC_READ_MAX_AGE, sendCacheable } from '../../http/caching';
+import { PUBLIC_READ_MAX_AGE, prepareAnswer, sendPrepared, type PreparedAnswer } from '../../http/caching';
+import type { ReadOutcome } from '../../http/read-cache';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
 import { giftImpact, giftsByChannel } from '../referrals';
@@ -22,13 +23,16 @@ import {
 } from './fundraisers.schemas';
 import * as service from './fundraisers.service';
 import type { Lang } from './fundraisers.schemas';
-import { buildDetail, canRead, isPubliclyReadable, percentageFunded } from './serialize';
+import { buildDetail, canRead, isOwner, isPubliclyReadable, percentageFunded } from './serialize';
 import { totalsOf } from './totals';
 
 /**
  * The hot detail reads: row, totals, category, owner profile (and translation) in one query.
  * A guest's read of a public live campaign is the same for everyone: cacheable 30 s by shared
- * caches. Owner and signed-in views are private.
+ * caches, and kept by the read cache (dropped on every committed change to the campaign). Owner
+ * and signed-in views are private; a signed-in viewer who is not the owner gets the same bytes
+ * as a guest, so a fresh cached copy answers them too (and their read fills it); the owner always
+ * reads the database.
  */
 async function detailRead(
   req: Request,
@@ -39,11 +43,54 @@ async function detailRead(
   lang: Lang | undefined,
   slugRead: boolean,
 ): Promise<void> {
-  const hit = await repo.readDetail(ctx.db, by, lang);
-  if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
-  const data = await buildDetail(ctx, hit.row, { actor, lang, slugRead }, hit.extras);
-  const shared = !actor && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
-  sendCacheable(req, res, { data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
+  // `viewer` is who the answer is built for: the caller, except that a signed-in caller who does
+  // not own the campaign gets the guest's bytes (the detail shows only its owner more).
+  const compute = async (): Promise<ReadOutcome> => {
+    const hit = await repo.readDetail(ctx.db, by, lang);
+    if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
+    const viewer = actor && isOwner(hit.row, actor) ? actor : null;
+    const data = await buildDetail(ctx, hit.row, { actor: viewer, lang, slugRead }, hit.extras);
+    const shared = !viewer && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
+    const answer = prepareAnswer({ data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
+    return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id };
+  };
+  if (!ctx.readCache) return sendPrepared(req, res, asViewer(actor, (await compute()).answer));
+  const key = 'slug' in by ? `slug:${lang ?? ''}:${by.slug}` : `id:${lang ?? ''}:${by.id}`;
+  if (!actor) return ctx.readCache.serve(req, res, key, compute);
+  // A signed-in viewer other than the owner reads (and fills) the guest's bytes, answered as private.
+  const copy = ctx.readCache.viewerCopy(key, actor.userId);
+  if (copy) return sendPrepared(req, res, asViewer(actor, copy));
+  const seq = ctx.readCache.snapshot();
+  const out = await compute();
+  ctx.readCache.offer(key, seq, out);
+  return sendPrepared(req, res, asViewer(actor, out.answer));
+}
+
+/** Any answer to a signed-in caller is private: never kept by shared caches or the browser. */
+function asViewer(actor: Actor | null, a: PreparedAnswer): PreparedAnswer {
+  return actor ? { ...a, cacheControl: 'private, no-store', vary: null } : a;
+}
+
+/** GET /:id/stats: the money counters; a guest's read of a public campaign goes through the read cache. */
+async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Actor | null, id: string): Promise<void> {
+  const compute = async (): Promise<ReadOutcome> => {
+    const row = await service.readable(ctx, actor, { id });
+    const t = await totalsOf(ctx.db, row.id);
+    const data = {
+      fundraiser_id: row.id,
+      title: row.title,
+      goal_amount_cents: Number(row.goal_amount_cents),
+      total_raised_cents: t.total_raised_cents,
+      total_tips_cents: t.total_tips_cents,
+      donation_count: t.donation_count,
+      donor_count: t.donor_count,
+      percentage_funded: percentageFunded(t.total_raised_cents, Number(row.goal_amount_cents)),
+    };
+    const shared = !actor && row.visibility === 'public' && isPubliclyReadable(row);
+    return { answer: prepareAnswer({ data }, null), cacheable: shared, fundraiserId: row.id };
+  };
+  if (actor || !ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
+  return ctx.readCache.serve(req, res, `stats:${id}`, compute);
 }
 
 const CACHE_DOC =
@@ -85,6 +132,7 @@ export default defineRoutes(
       errors: [403],
       handler: async ({ ctx, actor, body }) => {
         const row = await service.createFundraiser(ctx, actor, body);
+        ctx.readCache?.invalidate(row.id);
         return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
       },
     }),
@@ -129,6 +177,8 @@ export default defineRoutes(
       errors: [403, 404, 409],
       handler: async ({ req, ctx, actor, body }) => {
         const row = await service.updateFundraiser(ctx, actor, ownedFundraiser(req), body);
+        // Committed: this instance drops its copies before answering (others on the notification).
+        ctx.readCache?.invalidate(row.id);
         return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
       },
     }),
@@ -142,7 +192,11 @@ export default defineRoutes(
       params: idParams,
       response: deletedSchema,
       errors: [404],
-      handler: async ({ req, ctx }) => service.deleteFundraiser(ctx, ownedFundraiser(req)),
+      handler: async ({ req, ctx }) => {
+        const out = await service.deleteFundraiser(ctx, ownedFundraiser(req));
+        ctx.readCache?.invalidate(out.id);
+        return out;
+      },
     }),
     route({
       method: 'get',
@@ -153,22 +207,7 @@ export default defineRoutes(
       params: idParams,
       response: statsSchema,
       errors: [404],
-      handler: async ({ ctx, actor, params }) => {
-        const row = await service.readable(ctx, actor, { id: params.id });
-        const t = await totalsOf(ctx.db, row.id);
-        return {
-          data: {
-            fundraiser_id: row.id,
-            title: row.title,
-            goal_amount_cents: Number(row.goal_amount_cents),
-            total_raised_cents: t.total_raised_cents,
-            total_tips_cents: t.total_tips_cents,
-            donation_count: t.donation_count,
-            donor_count: t.donor_count,
-            percentage_funded: percentageFunded(t.total_raised_cents, Number(row.goal_amount_cents)),
-          },
-        };
-      },
+      handler: ({ req, res, ctx, actor, params }) => statsRead(req, res, ctx, actor, params.id),
     }),
     route({
       method: 'get',

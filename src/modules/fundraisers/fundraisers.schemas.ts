@@ -182,7 +182,7 @@ export const statsSchema = z.object({
     donor_count: z.number().int(),
     percentage_funded: z.number(),
   }),
-});
+}).meta({ id: 'FundraiserStats' });
 
 const channelStats = z.object({ shares: z.number().int(), visits: z.number().int(), donations: z.number().int(), raised_cents: z.number().int() });
 export const shareChannelsSchema = z

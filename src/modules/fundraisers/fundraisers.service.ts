@@ -7,7 +7,7 @@ import { requireVerifiedEmail } from '../../http/verified-email';
 import { resolveLocation } from '../../integrations/geo';
 import type { ReviewResult } from '../../integrations/review';
 import { saveReview } from '../../integrations/review/review.repo';
-import { enqueue } from '../../jobs/queue';
+import { enqueue } from '../../infra/jobs';
 import { invalidateListTotals } from '../discovery';
 import { hasCollectedMoney } from '../donations';
 import { requireOrgPermissionById } from '../organizations';

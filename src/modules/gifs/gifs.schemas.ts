@@ -35,5 +35,5 @@ export const gif = z.object({
   width: z.number().int(),
   height: z.number().int(),
   title: z.string(),
-});
+}).meta({ id: 'Gif' });
 export const gifList = z.object({ data: z.array(gif) });

@@ -121,4 +121,4 @@ export default defineRoutes('/idp', [
     response: s.message,
     handler: ({ ctx, req, actor, body }) => passwords.changePassword(ctx, req, actor, body),
   }),
-], { tag: 'identity' });
+], { tag: 'identity', idempotent: false });

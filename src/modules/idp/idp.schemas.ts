@@ -37,7 +37,7 @@ export const sessionUser = z.object({
   role: z.string(),
   email_verified: z.boolean(),
   profile_slug: z.string().nullable(),
-});
+}).meta({ id: 'SessionUser' });
 
 export const message = z.object({ message: z.string() });
 

@@ -5,6 +5,7 @@ import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
 import { isCrossSite } from '../../http/csrf';
 import { ApiError } from '../../http/errors';
 import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../http/captcha-gate';
+import { assertNotThrottled, recordSignInFailure, resetSignInFailures } from './sign-in-throttle';
 import { LocalIdentityProvider } from '../../integrations/idp/local/local-provider';
 import { IdpError, REFRESH_TTL_SECONDS, type TokenSet } from '../../integrations/idp/port';
 import { normalizeEmail } from '../../infra/email';
@@ -138,12 +139,14 @@ export async function signIn(
   input: { email: string; password: string; captchaToken?: string },
 ): Promise<SignInAnswer> {
   const email = normalizeEmail(input.email);
+  await assertNotThrottled(ctx.db, email);
   await checkCaptcha(ctx, req, { action: 'signin', email, captchaToken: input.captchaToken });
   let result;
   try {
     result = await ctx.idp.initiateAuth(email, input.password);
   } catch (err) {
     if (err instanceof IdpError && err.kind === 'not_authorized') {
+      await recordSignInFailure(ctx.db, email);
       await recordAuthFailure(ctx, req, email);
       throw e.invalidCredentials();
     }
@@ -157,6 +160,7 @@ export async function signIn(
   if (result.kind === 'challenge') {
     return { challengeRequired: true, challengeName: result.challengeName, session: result.session };
   }
+  await resetSignInFailures(ctx.db, email);
   const answer = await completeSignIn(ctx, res, result.tokens);
   await clearAuthFailures(ctx, req, email);
   return answer;

@@ -6,3 +6,5 @@ export { globalSignOut, signUp, type SignUpInput } from './idp.service';
 export { issueSessionForUser, type SessionUser } from './session';
 export * as accountAdmin from './idp.admin';
 export { findProfile, slugHolder, updateProfile, type ProfilePatch, type ProfileRow } from './idp.profiles';
+export { changePassword, forgotPassword, resetPassword } from './idp.passwords';
+export { assertNotThrottled, recordSignInFailure, resetSignInFailures, SignInThrottled } from './sign-in-throttle';

@@ -33,12 +33,14 @@ export default defineRoutes(
       response: topCreatorsAnswer,
       handler: async ({ ctx, query }) => {
         const key = `creators:top:${query.limit}`;
-        const hit = await ctx.cache.get<unknown[]>(key);
-        if (hit) return { data: hit, cached: true };
-        const rows = await pages.topCreators(ctx.db, query.limit);
-        const data = rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, avatar: r.avatar, fundsRaised: Number(r.raised) / 100 }));
-        await ctx.cache.set(key, data, TOP_CREATORS_TTL_S);
-        return { data, cached: false };
+        // wrap: concurrent misses share one query (single-flight); `cached` is false for the request that ran it.
+        let computed = false;
+        const data = await ctx.cache.wrap(key, TOP_CREATORS_TTL_S, async () => {
+          computed = true;
+          const rows = await pages.topCreators(ctx.db, query.limit);
+          return rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, avatar: r.avatar, fundsRaised: Number(r.raised) / 100 }));
+        });
+        return { data, cached: !computed };
       },
     }),
     route({

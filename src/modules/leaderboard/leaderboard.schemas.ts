@@ -28,7 +28,7 @@ export const leaderboardRow = z.object({
   given_cents: money,
   driven_cents: money,
   impact_cents: money.describe('raised + given + driven'),
-});
+}).meta({ id: 'LeaderboardEntry' });
 export const leaderboardAnswer = z.object({
   data: z.array(leaderboardRow),
   pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import type { Db } from '../../db/knex';
 import type { Actor } from '../../http/actor';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { findProfile } from '../idp';
 import { drivenTotals } from '../referrals';
 import * as repo from './leaderboard.repo';

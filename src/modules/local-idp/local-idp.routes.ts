@@ -4,85 +4,13 @@ import type { AppContext } from '../../context';
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { normalizeEmail } from '../../infra/email';
-import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID, type TokenSet } from '../../integrations/idp';
+import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID } from '../../integrations/idp';
 import { AMZ_JSON, COGNITO_TARGET_PREFIX as TARGET_PREFIX, sendCognitoFault } from '../../integrations/idp/cognito-faults';
 import { liveOwner } from '../auth';
-import { globalSignOut, signUp } from '../idp';
+import { assertNotThrottled, globalSignOut, recordSignInFailure, resetSignInFailures, SignInThrottled, signUp } from '../idp';
+import { ACCOUNT_OPERATIONS, accountRequestFields, accountResponses } from './local-idp.account-ops';
+import { authResult, checkClient, CognitoFault, localIdp, str, toFault, type Op } from './local-idp.protocol';
 import { openIdConfiguration, openIdConfigurationSchema } from './openid-configuration';
-
-// Cognito's JSON protocol for native apps (decisions.md "Local identity provider").
-
-class CognitoFault extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
-
-const KIND_TO_TYPE: Record<string, string> = {
-  not_authorized: 'NotAuthorizedException',
-  user_disabled: 'NotAuthorizedException',
-  user_exists: 'UsernameExistsException',
-  invalid_password: 'InvalidPasswordException',
-  code_mismatch: 'CodeMismatchException',
-  code_expired: 'ExpiredCodeException',
-  not_confirmed: 'UserNotConfirmedException',
-  password_reset_required: 'PasswordResetRequiredException',
-  no_password: 'NotAuthorizedException',
-};
-
-/** The Cognito fault for an error, or null when it is not the caller's doing. */
-function toFault(err: unknown): CognitoFault | null {
-  if (err instanceof CognitoFault) return err;
-  if (err instanceof IdpError) return new CognitoFault(KIND_TO_TYPE[err.kind] ?? 'InternalErrorException', err.message, err.kind in KIND_TO_TYPE ? 400 : 500);
-  if (err instanceof ApiError) {
-    if (err.status === 409) return new CognitoFault('UsernameExistsException', 'An account with the given email already exists.');
-    if (err.error === 'Password does not meet requirements') return new CognitoFault('InvalidPasswordException', err.message);
-    if (err.status === 403 && err.extra.feature_key) return new CognitoFault('NotAuthorizedException', 'Sign-up is currently disabled.');
-    if (err.status === 403) return new CognitoFault('NotAuthorizedException', err.message);
-    if (err.status === 429) return new CognitoFault('TooManyRequestsException', err.message);
-    if (err.status < 500) return new CognitoFault('InvalidParameterException', err.message);
-    return null;
-  }
-  const code = (err as { code?: unknown } | null)?.code;
-  // Postgres refusing a value (NUL byte, bad encoding, malformed uuid) is the caller's input.
-  if (code === '22021' || code === '22P05' || code === '22P02') return new CognitoFault('InvalidParameterException', 'A value has the wrong format');
-  return null;
-}
-
-const str = (v: unknown, name: string): string => {
-  if (typeof v !== 'string' || v === '') throw new CognitoFault('InvalidParameterException', `Missing required parameter ${name}`);
-  return v;
-};
-
-function checkClient(body: Record<string, unknown>) {
-  if (str(body.ClientId, 'ClientId') !== LOCAL_CLIENT_ID) {
-    throw new CognitoFault('ResourceNotFoundException', 'User pool client does not exist.');
-  }
-}
-
-const authResult = (t: TokenSet) => ({
-  AuthenticationResult: {
-    IdToken: t.idToken,
-    AccessToken: t.accessToken,
-    ...(t.refreshToken ? { RefreshToken: t.refreshToken } : {}),
-    ExpiresIn: t.expiresIn,
-    TokenType: 'Bearer',
-  },
-  ChallengeParameters: {},
-});
-
-function localIdp(ctx: AppContext): LocalIdentityProvider {
-  if (!(ctx.idp instanceof LocalIdentityProvider)) {
-    throw new CognitoFault('ResourceNotFoundException', 'The built-in identity provider is off (IDP=cognito)');
-  }
-  return ctx.idp;
-}
-
-type Op = (ctx: AppContext, body: Record<string, unknown>, req: Request) => Promise<unknown>;
 
 const OPERATIONS: Record<string, Op> = {
   async InitiateAuth(ctx, body) {
@@ -90,7 +18,23 @@ const OPERATIONS: Record<string, Op> = {
     checkClient(body);
     const params = (body.AuthParameters ?? {}) as Record<string, unknown>;
     if (body.AuthFlow === 'USER_PASSWORD_AUTH') {
-      const r = await idp.initiateAuth(normalizeEmail(str(params.USERNAME, 'USERNAME')), str(params.PASSWORD, 'PASSWORD'));
+      const email = normalizeEmail(str(params.USERNAME, 'USERNAME'));
+      const password = str(params.PASSWORD, 'PASSWORD');
+      // The per-account throttle of POST /idp/signin, in Cognito's words (decisions.md Part 3).
+      try {
+        await assertNotThrottled(ctx.db, email);
+      } catch (err) {
+        if (err instanceof SignInThrottled) throw new CognitoFault('NotAuthorizedException', 'Password attempts exceeded');
+        throw err;
+      }
+      let r;
+      try {
+        r = await idp.initiateAuth(email, password);
+      } catch (err) {
+        if (err instanceof IdpError && err.kind === 'not_authorized') await recordSignInFailure(ctx.db, email);
+        throw err;
+      }
+      await resetSignInFailures(ctx.db, email);
       if (r.kind === 'challenge') {
         return { ChallengeName: r.challengeName, Session: r.session, ChallengeParameters: { USER_ID_FOR_SRP: params.USERNAME } };
       }
@@ -149,6 +93,7 @@ const OPERATIONS: Record<string, Op> = {
     await globalSignOut(ctx, owner.id);
     return {};
   },
+  ...ACCOUNT_OPERATIONS,
 };
 
 async function dispatch(ctx: AppContext, req: Request, res: Response): Promise<void> {
@@ -171,10 +116,13 @@ async function dispatch(ctx: AppContext, req: Request, res: Response): Promise<v
   res.status(200).type(AMZ_JSON).send(JSON.stringify(out));
 }
 
+/** Operations that guess a password or a code, or send a mail: they count against the auth limiter. */
+const LIMITED = new Set(['SignUp', 'ConfirmSignUp', 'RespondToAuthChallenge', 'ForgotPassword', 'ConfirmForgotPassword', 'ResendConfirmationCode', 'ChangePassword']);
+
 function isPasswordOperation(req: Request): boolean {
   const op = String(req.headers['x-amz-target'] ?? '').slice(TARGET_PREFIX.length);
   if (op === 'InitiateAuth') return (req.body as { AuthFlow?: unknown } | undefined)?.AuthFlow === 'USER_PASSWORD_AUTH';
-  return op === 'SignUp' || op === 'ConfirmSignUp' || op === 'RespondToAuthChallenge';
+  return LIMITED.has(op);
 }
 
 /** The well-known documents are plain HTTP reads: 404 in the API's shape when IDP=cognito. */
@@ -193,16 +141,14 @@ const requestBody = z.looseObject({
     .optional()
     .describe('InitiateAuth: USERNAME (email) + PASSWORD, or REFRESH_TOKEN'),
   Username: amzString.describe('SignUp, ConfirmSignUp: the email address'),
-  Password: amzString.describe('SignUp'),
   UserAttributes: z
     .array(z.object({ Name: z.string(), Value: z.string() }))
     .optional()
     .describe('SignUp: email and optional name (never derived from the email)'),
-  ConfirmationCode: amzString.describe('ConfirmSignUp'),
   ChallengeName: z.literal('NEW_PASSWORD_REQUIRED').optional().describe('RespondToAuthChallenge'),
   Session: amzString.describe('RespondToAuthChallenge: the Session of the challenge'),
   ChallengeResponses: z.object({ USERNAME: amzString, NEW_PASSWORD: amzString }).optional().describe('RespondToAuthChallenge'),
-  AccessToken: amzString.describe('GlobalSignOut: the access token'),
+  ...accountRequestFields,
 });
 const responseBody = z.union([
   z.object({
@@ -217,7 +163,8 @@ const responseBody = z.union([
   }),
   z.object({ ChallengeName: z.literal('NEW_PASSWORD_REQUIRED'), Session: z.string(), ChallengeParameters: z.record(z.string(), z.unknown()).optional() }),
   z.object({ UserConfirmed: z.boolean(), UserSub: z.string() }).describe('SignUp'),
-  z.object({}).describe('ConfirmSignUp, GlobalSignOut'),
+  ...accountResponses,
+  z.object({}).describe('ConfirmSignUp, GlobalSignOut, ConfirmForgotPassword, ChangePassword'),
 ]);
 
 export default defineRoutes('/local-idp', [
@@ -225,7 +172,7 @@ export default defineRoutes('/local-idp', [
     method: 'post',
     path: '/',
     summary: "Built-in identity provider speaking Cognito's JSON protocol (X-Amz-Target AWSCognitoIdentityProviderService.<Operation>)",
-    description: `Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut. ClientId is "${LOCAL_CLIENT_ID}". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException, TooManyRequestsException (the auth rate limit on password and code operations), InternalErrorException. GlobalSignOut with an access token already signed out answers NotAuthorizedException.`,
+    description: `Headers: X-Amz-Target: AWSCognitoIdentityProviderService.<Operation> and Content-Type: application/x-amz-json-1.1. Operations: InitiateAuth (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH), RespondToAuthChallenge (NEW_PASSWORD_REQUIRED), SignUp, ConfirmSignUp, GlobalSignOut, ForgotPassword (mails a 6-digit code, one hour; the same answer whether or not the account exists), ConfirmForgotPassword (signs the account out everywhere), ResendConfirmationCode (accounts are confirmed at sign-up: mails a new email-verification link to an unverified address), GetUser and ChangePassword (with the access token). ClientId is "${LOCAL_CLIENT_ID}". Failures answer 400 (500 for InternalErrorException) with { __type, message } in application/x-amz-json-1.1 and an x-amzn-ErrorType header: NotAuthorizedException, UsernameExistsException, InvalidPasswordException, CodeMismatchException, ExpiredCodeException, UserNotConfirmedException, InvalidParameterException, ResourceNotFoundException, UnknownOperationException, TooManyRequestsException (the auth rate limit on password, code and mail operations), InternalErrorException. GlobalSignOut with an access token already signed out answers NotAuthorizedException.`,
     auth: 'none',
     // Password guesses and code guesses count against the auth limiter; token refreshes do not.
     limiters: [{ name: 'auth', when: isPasswordOperation }],

@@ -30,6 +30,6 @@ export const milestone = z.object({
   status: z.enum(STATUSES),
   completed_at: z.string().nullable(),
   created_at: z.string(),
-});
+}).meta({ id: 'Milestone' });
 export const milestoneList = z.array(milestone).describe('by due date (undated last), then creation');
 export const wrappedList = z.object({ milestones: milestoneList });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { createTranslator, detectLocale, isLocale, LOCALES, type Locale } from '../../integrations/translate';
 import { readable, type FundraiserRow } from '../fundraisers';
 import { cleanTitle } from '../updates';

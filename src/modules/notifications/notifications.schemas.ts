@@ -18,7 +18,7 @@ export const notificationRead = z.object({
   is_read: z.boolean(),
   is_archived: z.boolean(),
   created_at: z.string(),
-});
+}).meta({ id: 'Notification' });
 
 export function toRead(r: NotificationRow): z.infer<typeof notificationRead> {
   return {

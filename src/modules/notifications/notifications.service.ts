@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { toLocale, type Locale } from '../../integrations/mail';
 import * as repo from './notifications.repo';
 

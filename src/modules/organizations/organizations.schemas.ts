@@ -62,7 +62,7 @@ export const organization = z.object({
   parent_id: uuid.nullable(),
   verified: z.boolean(),
   created_at: z.string(),
-});
+}).meta({ id: 'Organization' });
 export const orgEnvelope = z.object({ data: organization });
 
 const pagination = z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() });
@@ -83,10 +83,10 @@ export const adminDocumentParams = slugParams.extend({ documentId: uuid });
 
 export const stats = z.object({
   data: z.object({ total_raised_cents: z.number().int(), fundraiser_count: z.number().int(), donor_count: z.number().int(), member_count: z.number().int() }),
-});
+}).meta({ id: 'OrganizationStats' });
 
 const userCard = z.object({ id: uuid, name: z.string().nullable(), avatar: z.string().nullable(), profile_slug: z.string().nullable() });
-export const member = z.object({ user: userCard, role: z.enum(ORG_ROLES), joined_at: z.string() });
+export const member = z.object({ user: userCard, role: z.enum(ORG_ROLES), joined_at: z.string() }).meta({ id: 'OrganizationMember' });
 export const memberEnvelope = z.object({ data: member });
 
 export const addMemberBody = z
@@ -111,7 +111,7 @@ export const document = z.object({
   is_public: z.boolean(),
   url: z.string().nullable().describe('Public documents: their public download path; private ones: null (read them through org admin)'),
   created_at: z.string(),
-});
+}).meta({ id: 'OrganizationDocument' });
 export const documentEnvelope = z.object({ data: document });
 export const documentQuery = z.object({
   name: z.string().trim().min(1).max(200),

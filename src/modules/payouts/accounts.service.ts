@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import type { ConnectedAccount } from '../../integrations/payments';
-import { enqueue } from '../../jobs/queue';
+import { enqueue } from '../../infra/jobs';
 import { orgsWherePermitted } from '../organizations';
 import * as repo from './payouts.repo';
 import type { AccountRow, AccountStatus, OwnerType } from './payouts.repo';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { enqueue } from '../../jobs/queue';
+import { enqueue } from '../../infra/jobs';
 import type { CallRow } from './processor-calls.repo';
 
 /** Runs one claimed processor call outside any transaction, then confirms it (settle.ts). */

@@ -2,6 +2,7 @@
  * Earnings, connected accounts, transfers of settled gifts to them, payouts and each payout's
  * split across the holder's campaigns (withdrawals).
  */
+import { z } from 'zod';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db/knex';
 import { publicAccount } from './accounts.service';
@@ -62,4 +63,5 @@ export async function organizationPayouts(ctx: AppContext, orgId: string, limit:
   };
 }
 
-export const organizationPayoutsAnswer = payoutsAnswer.extend({ account: accountRow.nullable(), earnings: earningsAnswer.shape.data });
+// A union, not .nullable(): the generator renders a nullable named schema as allOf [$ref, {type: [object, null]}], which null does not satisfy.
+export const organizationPayoutsAnswer = payoutsAnswer.extend({ account: z.union([accountRow, z.null()]), earnings: earningsAnswer.shape.data });

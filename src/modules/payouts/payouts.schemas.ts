@@ -17,7 +17,7 @@ export const accountRow = z.object({
   details_submitted: z.boolean(),
   status: z.enum(['onboarding', 'active', 'restricted']),
   created_at: z.string(),
-});
+}).meta({ id: 'ProcessorAccount' });
 
 export const accountsAnswer = z.object({ data: z.array(accountRow) });
 export const accountAnswer = z.object({ data: accountRow });
@@ -45,7 +45,7 @@ export const breakdownAnswer = z.object({
 export const payoutsQuery = z.object({ limit: pageLimit(), offset: pageOffset() });
 export const payoutsAnswer = z.object({
   data: z.array(
-    z.object({ id: uuid, amount_cents: cents, currency: z.string(), status: z.enum(['pending', 'in_transit', 'paid', 'failed']), arrival_date: date.nullable() }),
+    z.object({ id: uuid, amount_cents: cents, currency: z.string(), status: z.enum(['pending', 'in_transit', 'paid', 'failed']), arrival_date: date.nullable() }).meta({ id: 'Payout' }),
   ),
   pagination: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
 });

@@ -116,6 +116,16 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
     }
     await repo.setWithdrawalsStatus(trx, p.id, 'failed');
     await repo.unlinkTransfers(trx, p.id);
+    // Announced once: when the payout is first seen failed, not on a repeated failed event.
+    if (inserted || row.status !== 'failed') {
+      await emit(trx, 'payout.failed', {
+        payout_id: p.id,
+        processor_account_id: account.id,
+        holder_user_id: account.owner_type === 'user' ? account.owner_id : await organizationHolderUserId(trx, account.owner_id),
+        amount_cents: p.amount_cents,
+        currency,
+      });
+    }
   }
   return out;
 }

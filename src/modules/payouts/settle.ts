@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import { enqueue } from '../../jobs/queue';
+import { enqueue } from '../../infra/jobs';
 import { SWEEP_QUEUE } from './accounts.service';
 import { queueCall } from './calls.queue';
 import * as calls from './processor-calls.repo';

@@ -33,7 +33,7 @@ export const profile = z.object({
   is_private: z.boolean(),
   created_at: z.string(),
   roles_public: z.array(z.enum(['ambassador', 'staff'])).describe('the platform roles shown on a profile (never admin)'),
-});
+}).meta({ id: 'Profile' });
 export const profileEnvelope = z.object({ data: profile });
 
 export const availabilityAnswer = z.object({

@@ -22,7 +22,7 @@ const reportRead = z.object({
   details: z.string().nullable(),
   status: z.string(),
   created_at: z.string(),
-});
+}).meta({ id: 'Report' });
 
 /** Plain text only; markup is dropped, and text that cannot be decoded is refused. */
 function clean(field: string, v: string | null | undefined): string | null {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import { enqueue } from '../../jobs/queue';
+import { enqueue } from '../../infra/jobs';
 import { prerenderCampaign } from './share-images.service';
 
 export const SHARE_IMAGES_QUEUE = 'share-images.render';

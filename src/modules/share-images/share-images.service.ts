@@ -13,8 +13,6 @@ import { campaignImage, COVER_BOX, profileImage, SIZES, type CampaignFormat } fr
 export const CAMPAIGN_TTL_S = 30;
 export const PROFILE_TTL_S = 300;
 
-const inFlight = new Map<string, Promise<Buffer>>();
-
 /** A PNG of the node, drawn in the render pool's worker thread (RENDER_THREADS=0: on this event loop). */
 export function renderOffThread(ctx: AppContext, node: Node, width: number, height: number): Promise<Buffer> {
   const threads = ctx.config.RENDER_THREADS;
@@ -25,23 +23,12 @@ const campaignKey = (format: CampaignFormat, slug: string, lang: ShareLang | und
   `share-image:${format}:${slug.toLowerCase()}:${lang ?? '-'}`;
 
 /**
- * A rendered PNG from ctx.cache (Redis when configured, so replicas share it), else rendered
- * once: concurrent requests for the same image wait for one render instead of each starting one.
+ * A rendered PNG from ctx.cache (Redis when configured, so replicas share it; in-process it is
+ * bounded by entries and bytes), else rendered once: concurrent requests for the same image
+ * share one render (the cache's single-flight wrap) instead of each starting one.
  */
 async function cachedPng(ctx: AppContext, key: string, ttl: number, render: () => Promise<Buffer>): Promise<Buffer> {
-  const hit = await ctx.cache.get<string>(key);
-  if (hit !== undefined) return Buffer.from(hit, 'base64');
-  let running = inFlight.get(key);
-  if (!running) {
-    running = render()
-      .then(async (png) => {
-        await ctx.cache.set(key, png.toString('base64'), ttl);
-        return png;
-      })
-      .finally(() => inFlight.delete(key));
-    inFlight.set(key, running);
-  }
-  return running;
+  return Buffer.from(await ctx.cache.wrap(key, ttl, async () => (await render()).toString('base64')), 'base64');
 }
 
 const hostOf = (url: string) => new URL(url).host;

@@ -25,7 +25,7 @@ export const tipReceipt = z.object({
       .optional()
       .describe('Monthly tips only'),
   }),
-});
+}).meta({ id: 'TipReceipt' });
 
 export const receiptEmailBody = z.object({ email: z.email().max(254) });
 export const receiptEmailResponse = z.object({ data: z.object({ status: z.enum(['sent', 'queued']) }) });

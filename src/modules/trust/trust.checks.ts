@@ -83,8 +83,10 @@ async function mail(ctx: AppContext): Promise<ComponentStatus> {
 async function queue(ctx: AppContext): Promise<ComponentStatus> {
   try {
     const row = await withTimeout(
-      ctx.db('jobs')
-        .whereNull('done_at')
+      ctx.db
+        .withSchema('graphile_worker')
+        .from('jobs')
+        .whereNull('locked_at')
         .whereRaw('attempts < max_attempts')
         .where('run_at', '<', ctx.db.raw(`now() - make_interval(mins => ?)`, [QUEUE_LATE_MINUTES]))
         .first(ctx.db.raw('extract(epoch from now() - min(run_at))::float8 / 60 as late_minutes')),

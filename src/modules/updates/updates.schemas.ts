@@ -29,7 +29,7 @@ export const updateItem = z.object({
   liked_by_me: z.boolean().describe('always false for guests'),
   created_at: z.string(),
   edited_at: z.string().nullable(),
-});
+}).meta({ id: 'ProjectUpdate' });
 
 export const withdrawalItem = z.object({
   id: uuid,
@@ -53,7 +53,7 @@ export const translationRow = z.object({
   source: z.enum(['human', 'machine']),
   outdated: z.boolean().describe('a hand-made translation written before the update\'s words last changed'),
   updated_at: z.string(),
-});
+}).meta({ id: 'UpdateTranslation' });
 export const tabList = z.object({
   data: z.array(
     z.object({

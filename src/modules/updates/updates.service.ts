@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { notFound } from '../../http/errors';
-import { enqueue } from '../../infra/queue';
+import { enqueue } from '../../infra/jobs';
 import { detectLocale, isLocale, type Locale } from '../../integrations/translate';
 import { recordAudit } from '../audit';
 import { canRead, findById, type FundraiserRow } from '../fundraisers';

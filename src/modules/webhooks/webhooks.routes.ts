@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
+import { recordStripeEvent } from '../../infra/metrics';
 import { ApiError } from '../../http/errors';
 import { WebhookPayloadError, type PaymentEvent } from '../../integrations/payments';
 import { webhookHandlers } from './handlers';
@@ -17,11 +18,12 @@ export default defineRoutes(
       path: '/stripe',
       summary: 'Payment processor webhook',
       description:
-        'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure answers 500 so the processor retries.',
+        'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure (the database unavailable, say) answers 503 so the processor retries.',
       auth: 'none',
       rawBody: true,
       consumes: { mediaType: 'application/json', schema: z.object({ id: z.string(), type: z.string() }).passthrough() },
       response: received,
+      errors: [400, 503],
       handler: async ({ req, ctx }) => {
         const raw = (req as Request & { rawBody?: Buffer }).rawBody;
         const sig = req.header('stripe-signature');
@@ -35,9 +37,17 @@ export default defineRoutes(
           if (!err.eventId || (await recordUnreadable(ctx.db, err.eventId, err.processorType))) {
             ctx.log.warn({ eventId: err.eventId, type: err.processorType, reason: err.message, requestId: (req as { id?: unknown }).id }, 'processor event unreadable; refused');
           }
+          recordStripeEvent(err.processorType ?? 'unknown', 'failed');
           throw new ApiError(400, 'Invalid event', err.message, { code: 'INVALID_EVENT' });
         }
-        const outcome = await processEvent(ctx, webhookHandlers, event);
+        let outcome;
+        try {
+          outcome = await processEvent(ctx, webhookHandlers, event);
+        } catch (err) {
+          recordStripeEvent(event.processor_type, 'failed');
+          throw err;
+        }
+        recordStripeEvent(event.processor_type, outcome === 'applied' ? 'processed' : outcome);
         req.log?.info({ eventId: event.id, type: event.processor_type, kind: event.kind, outcome }, 'processor event');
         return { received: true as const };
       },

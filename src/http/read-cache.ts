@@ -1,0 +1,322 @@
+import { recordCache } from '../infra/metrics';
+import type { Request, Response } from 'express';
+import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type pg from 'pg';
+import { InvalidationListener } from '../infra/invalidation';
+import type { Logger } from '../infra/logger';
+import { sendPrepared, type PreparedAnswer } from './caching';
+import { SharedLayer } from './read-cache-shared';
+
+/**
+ * Read-through cache of the hot guest reads (campaign by slug or id, its stats, the default list
+ * and its common filters, cities, categories). It keeps the answer as sent (bytes and ETag), so a
+ * hit costs a map lookup and a write: no database, no JSON.stringify, no hashing.
+ *
+ * Freshness: every committed change to what a campaign's reads show notifies `read_cache` with
+ * the campaign's id (database triggers, src/infra/invalidation.ts); each instance then drops that
+ * campaign's entries and every list-like entry (cards, counts and cities may all move) stale: a
+ * stale entry still answers while one refill runs, for at most `staleMs` (500 ms) after the
+ * change, then reads wait for the database. The instance that made a change drops the entries
+ * outright before answering (`invalidate`), so its own next read already shows it (a campaign
+ * made private is 404 at once). While the listener is not LISTENing the cache only passes
+ * through, since it could miss a change. A fill that overlaps a change to what it shows is kept
+ * only as stale (or not at all after a local write), so a read begun before a commit cannot
+ * pass the old answer off as fresh. Entries also lapse after `ttlMs` (what the triggers cannot
+ * see: a renamed owner, the 24-hour window sliding).
+ *
+ * With Redis, fills are shared between instances under one generation number that every
+ * instance bumps on each notification: an entry is good only while the generation it was filled
+ * under (read before the database) is current. Redis trouble only skips that layer.
+ */
+export type ReadCacheEvent = 'hit' | 'stale_hit' | 'viewer_hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
+
+export interface ReadOutcome {
+  answer: PreparedAnswer;
+  /** false: the answer is per viewer or not public; sent, never stored. */
+  cacheable: boolean;
+  /** The campaign the answer shows (its changes drop it); null for list-like answers. */
+  fundraiserId: string | null;
+  /** The campaign's owner, when other signed-in viewers get these same bytes (see viewerCopy). */
+  ownerUserId?: string | null;
+}
+
+export interface ReadCacheOptions {
+  connection: string | pg.ClientConfig;
+  log: Logger;
+  redis?: Redis | null;
+  maxEntries?: number;
+  maxBytes?: number;
+  ttlMs?: number;
+  /** Upper bound on a Redis round trip before the shared layer is skipped for this read. */
+  redisTimeoutMs?: number;
+  /** How long after a notified change its stale entry may still answer while refilled (default 500 ms). */
+  staleMs?: number;
+  /** Key prefix in Redis (deployments or tests sharing a Redis). */
+  redisPrefix?: string;
+}
+
+export interface Entry {
+  answer: PreparedAnswer;
+  fundraiserId: string | null;
+  ownerUserId: string | null;
+  /** When a notified change made it stale (Date.now()); null while fresh. */
+  staleSince: number | null;
+}
+
+interface Change {
+  seq: number;
+  fundraiserId: string | null;
+  hard: boolean;
+  at: number;
+}
+
+
+export class ReadCache {
+  private readonly local: LRUCache<string, Entry>;
+  private readonly byFundraiser = new Map<string, Set<string>>();
+  private readonly listKeys = new Set<string>();
+  private readonly inflight = new Map<string, { seq: number; promise: Promise<ReadOutcome> }>();
+  private readonly listener: InvalidationListener;
+  private readonly shared: SharedLayer;
+  private readonly ttlMs: number;
+  /** Bumped by every invalidation; `recent` logs the last ones, so a fill can tell what changed while it ran. */
+  private seq = 0;
+  private readonly recent: Change[] = new Array<Change>(256);
+  private readonly staleMs: number;
+  private started = false;
+  readonly counts: Record<ReadCacheEvent, number> = { hit: 0, stale_hit: 0, viewer_hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
+  /** Metrics hook: called for every counted event. */
+  onEvent: ((event: ReadCacheEvent) => void) | null = null;
+
+  constructor(private readonly opts: ReadCacheOptions) {
+    this.ttlMs = opts.ttlMs ?? 30_000;
+    this.staleMs = opts.staleMs ?? 500;
+    this.shared = new SharedLayer(opts.redis ?? null, opts.redisPrefix ?? 'readcache:', opts.redisTimeoutMs ?? 50, this.ttlMs);
+    this.local = new LRUCache<string, Entry>({
+      max: opts.maxEntries ?? 10_000,
+      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (e, key) => e.answer.body.length + key.length + 200,
+      ttl: this.ttlMs,
+      dispose: (e, key) => this.unindex(key, e),
+    });
+    this.listener = new InvalidationListener(
+      opts.connection,
+      {
+        onMessage: (id) => this.invalidateSoft(id),
+        onUp: () => this.dropAll(),
+        onDown: () => this.dropAll(),
+      },
+      opts.log,
+    );
+  }
+
+  /** Whether reads may use the cache now (starts the listener on first use). */
+  get active(): boolean {
+    if (!this.started) {
+      this.started = true;
+      this.listener.start();
+    }
+    return this.listener.listening;
+  }
+
+  /** Starts listening now and resolves once it does (or after `timeoutMs`). */
+  async ready(timeoutMs = 5_000): Promise<boolean> {
+    const end = Date.now() + timeoutMs;
+    while (!this.active && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    return this.active;
+  }
+
+  private count(event: ReadCacheEvent): void {
+    this.counts[event] += 1;
+    this.onEvent?.(event);
+  }
+
+  /**
+   * Answers from the cache, or computes (once for concurrent misses), stores and answers. An entry
+   * a notification has marked stale is still answered while its refill runs, for at most
+   * `staleMs` after the change: with a gift settling every 50 ms on a campaign read by many,
+   * readers would otherwise all wait on the database after each gift.
+   */
+  async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
+    if (!this.active) {
+      this.count('bypass');
+      return sendPrepared(req, res, (await compute()).answer);
+    }
+    const hit = this.local.get(key);
+    if (hit && hit.staleSince === null) {
+      this.count('hit');
+      return sendPrepared(req, res, hit.answer);
+    }
+    if (hit && Date.now() - hit.staleSince! < this.staleMs) {
+      this.count('stale_hit');
+      if (!this.inflight.has(key)) this.fill(key, compute).catch(() => undefined);
+      return sendPrepared(req, res, hit.answer);
+    }
+    this.count('miss');
+    sendPrepared(req, res, (await this.fill(key, compute)).answer);
+  }
+
+  /**
+   * The fresh cached bytes of `key` for a signed-in viewer who is not the campaign's owner: the
+   * detail reads answer such a viewer exactly what they answer a guest (only the owner sees more),
+   * so only the credential check is left to do. Null when there is no fresh entry, the entry is
+   * not one viewers may share, or the viewer owns it. Never fills: a miss reads the database.
+   */
+  viewerCopy(key: string, viewerId: string): PreparedAnswer | null {
+    if (!this.active) return null;
+    const e = this.local.get(key);
+    if (!e || e.staleSince !== null || e.ownerUserId === null || e.ownerUserId === viewerId) return null;
+    this.count('viewer_hit');
+    return e.answer;
+  }
+
+  /** The invalidation sequence now: take it before a read that may later be `offer`ed. */
+  snapshot(): number {
+    return this.seq;
+  }
+
+  /**
+   * Stores what a read computed outside `serve` (a signed-in viewer's read of the guest bytes),
+   * begun at `seq` (from snapshot()); never shared with concurrent reads while it runs.
+   */
+  offer(key: string, seq: number, out: ReadOutcome): void {
+    if (!out.cacheable || !this.active) return;
+    this.store(key, { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null }, seq);
+  }
+
+  private fill(key: string, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+    const running = this.inflight.get(key);
+    if (running && running.seq === this.seq) return running.promise;
+    const seq = this.seq;
+    const promise = this.load(key, seq, compute);
+    this.inflight.set(key, { seq, promise });
+    const done = () => {
+      if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  private async load(key: string, seq: number, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+    const shared = await this.shared.get(key);
+    if (shared.entry) {
+      this.count('shared_hit');
+      this.store(key, shared.entry, seq);
+      return { answer: shared.entry.answer, cacheable: true, fundraiserId: shared.entry.fundraiserId, ownerUserId: shared.entry.ownerUserId };
+    }
+    let out: ReadOutcome;
+    try {
+      out = await compute();
+    } catch (err) {
+      // Gone (404) or failing: a stale copy must not outlive the answer that replaced it.
+      this.local.delete(key);
+      throw err;
+    }
+    if (!out.cacheable) this.local.delete(key);
+    else if (this.listener.listening) {
+      const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null };
+      if (this.store(key, entry, seq) && shared.gen !== null) this.shared.set(key, entry, shared.gen);
+    }
+    return out;
+  }
+
+  /**
+   * Stores a fill begun at invalidation sequence `seq`. A change to what it shows since then
+   * means it may hold the old answer: after a local write (hard) it is dropped; after a
+   * notification it is kept as stale since that change (still newer than what it replaces).
+   * Answers whether it was stored fresh.
+   */
+  private store(key: string, entry: Entry, seq: number): boolean {
+    const since = this.changedSince(seq, entry.fundraiserId);
+    if (since === 'hard') return false;
+    entry.staleSince = since;
+    this.local.set(key, entry);
+    if (!this.local.has(key)) return false; // too large for the cache
+    if (entry.fundraiserId === null) this.listKeys.add(key);
+    else {
+      let keys = this.byFundraiser.get(entry.fundraiserId);
+      if (!keys) this.byFundraiser.set(entry.fundraiserId, (keys = new Set()));
+      keys.add(key);
+    }
+    return since === null;
+  }
+
+  /** The earliest invalidation after `seq` touching `fundraiserId` (any, for list-like entries): null, its time, or 'hard'. */
+  private changedSince(seq: number, fundraiserId: string | null): number | null | 'hard' {
+    if (seq === this.seq) return null;
+    // More changes than the log keeps: treat as a local write (not kept).
+    if (this.seq - seq > this.recent.length) return 'hard';
+    let earliest: number | null = null;
+    for (const c of this.recent) {
+      if (!c || c.seq <= seq || (fundraiserId !== null && c.fundraiserId !== null && c.fundraiserId !== fundraiserId)) continue;
+      if (c.hard) return 'hard';
+      if (earliest === null || c.at < earliest) earliest = c.at;
+    }
+    return earliest;
+  }
+
+  private record(fundraiserId: string | null, hard: boolean): void {
+    this.seq += 1;
+    this.recent[this.seq % this.recent.length] = { seq: this.seq, fundraiserId, hard, at: Date.now() };
+  }
+
+  private unindex(key: string, e: Entry): void {
+    if (e.fundraiserId === null) this.listKeys.delete(key);
+    else {
+      const keys = this.byFundraiser.get(e.fundraiserId);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byFundraiser.delete(e.fundraiserId);
+    }
+  }
+
+  /**
+   * A change this instance committed to campaign `fundraiserId` (a local write, before it
+   * answers): its entries and every list-like entry go at once, and fills begun before it are
+   * not kept.
+   */
+  invalidate(fundraiserId: string): void {
+    this.record(fundraiserId, true);
+    this.count('invalidation');
+    for (const key of [...(this.byFundraiser.get(fundraiserId) ?? [])]) this.local.delete(key);
+    for (const key of [...this.listKeys]) this.local.delete(key);
+    this.shared.bump();
+  }
+
+  /** A notification of a committed change: the same entries turn stale (answered while refilled, see serve). */
+  private invalidateSoft(fundraiserId: string): void {
+    this.record(fundraiserId, false);
+    this.count('invalidation');
+    const now = Date.now();
+    const mark = (key: string) => {
+      const e = this.local.peek(key);
+      if (e) e.staleSince ??= now;
+    };
+    for (const key of this.byFundraiser.get(fundraiserId) ?? []) mark(key);
+    for (const key of this.listKeys) mark(key);
+    this.shared.bump();
+  }
+
+  private dropAll(): void {
+    this.record(null, true);
+    this.local.clear();
+    this.shared.bump();
+  }
+
+  async close(): Promise<void> {
+    await this.listener.close();
+    this.local.clear();
+  }
+}
+
+const HIT_EVENTS: ReadonlySet<ReadCacheEvent> = new Set(['hit', 'stale_hit', 'viewer_hit']);
+
+/** The cache with its hits and misses counted in the Prometheus families (`read` and, for Redis, `read-shared`). */
+export function countedReadCache(cache: ReadCache): ReadCache {
+  cache.onEvent = (event) => {
+    if (HIT_EVENTS.has(event)) recordCache('read', true);
+    else if (event === 'miss') recordCache('read', false);
+    else if (event === 'shared_hit') recordCache('read-shared', true);
+  };
+  return cache;
+}

@@ -1,0 +1,322 @@
+import { EventEmitter } from 'node:events';
+import type { Knex } from 'knex';
+import pg from 'pg';
+import {
+  Logger as WorkerLogger,
+  parseCronItems,
+  run,
+  runMigrations,
+  runOnce,
+  type CronItem,
+  type JobHelpers,
+  type Runner,
+  type TaskList,
+  type WorkerEvents,
+} from 'graphile-worker';
+import type { Logger } from './logger';
+import { jobTracing } from './job-tracing';
+import { recordJob } from './metrics';
+
+/**
+ * Background jobs on graphile-worker. `enqueue` adds a job with `graphile_worker.add_job` on the
+ * caller's knex transaction, so a rollback adds nothing and a crash loses nothing; workers (the
+ * API process with RUN_JOBS, or `npm run worker`, several at once) take jobs with SKIP LOCKED and
+ * are woken by LISTEN/NOTIFY. Failed jobs are retried with graphile-worker's exponential backoff
+ * (about e^attempts seconds) until max_attempts.
+ */
+export interface JobInfo {
+  id: string;
+  queue: string;
+  attempts: number;
+  maxAttempts: number;
+}
+
+/** Runs outside any transaction: at-least-once (a retry after a crash may repeat its effect). */
+export type JobHandler = (payload: Record<string, unknown>, job: JobInfo) => Promise<void>;
+/**
+ * Runs inside a transaction that also records the job in the inbox (`job_inbox`, unique per
+ * consumer and message): its database effect happens exactly once even when the job is retried
+ * after its effect committed.
+ */
+export type AtomicJobHandler = (payload: Record<string, unknown>, job: JobInfo, trx: Knex.Transaction) => Promise<void>;
+
+export interface EnqueueOptions {
+  runAt?: Date;
+  /**
+   * At most one waiting job with this key per task (e.g. one cover-tint job per fundraiser): the
+   * job key `<task>:<singletonKey>`. A second enqueue while one waits keeps the first run time
+   * (`preserve_run_at`) and takes the new payload; a job already running is left alone and a new
+   * one waits behind it.
+   */
+  singletonKey?: string;
+  /** A raw graphile-worker job key (global across tasks); takes precedence over singletonKey. */
+  jobKey?: string;
+  /** `replace` (default for jobKey) moves run_at to the new one: a debounce. `preserve_run_at`: a throttle. */
+  jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
+  maxAttempts?: number;
+  /** Jobs of one named queue run one at a time, in order. */
+  queueName?: string;
+  priority?: number;
+}
+
+/** The payload key carrying the W3C traceparent of the request that queued the job. */
+export const TRACE_KEY = '_traceparent';
+
+export async function enqueue(
+  db: Knex | Knex.Transaction,
+  task: string,
+  payload: Record<string, unknown>,
+  opts: EnqueueOptions = {},
+): Promise<void> {
+  const key = opts.jobKey ?? (opts.singletonKey ? `${task}:${opts.singletonKey}` : null);
+  const mode = opts.jobKeyMode ?? (opts.jobKey ? 'replace' : 'preserve_run_at');
+  const traceparent = jobTracing.current();
+  const body = traceparent ? { ...payload, [TRACE_KEY]: traceparent } : payload;
+  await db.raw(
+    `select graphile_worker.add_job(?::text, ?::json, queue_name => ?::text, run_at => ?::timestamptz,
+       max_attempts => ?::int, job_key => ?::text, priority => ?::int, job_key_mode => ?::text)`,
+    [task, JSON.stringify(body), opts.queueName ?? null, opts.runAt ?? null, opts.maxAttempts ?? 5, key, opts.priority ?? null, key ? mode : null],
+  );
+}
+
+/** Records `(consumer, message)` in the inbox inside trx; false when it was already handled. */
+export async function claimInbox(trx: Knex.Transaction, consumer: string, messageId: string): Promise<boolean> {
+  const { rows } = await trx.raw(
+    'insert into job_inbox (consumer, message_id) values (?, ?) on conflict do nothing returning 1 as ok',
+    [consumer, messageId],
+  );
+  return rows.length === 1;
+}
+
+function pgConfigOf(db: Knex): pg.PoolConfig {
+  const conn = (db.client.config as { connection?: unknown }).connection;
+  if (typeof conn === 'string') return { connectionString: conn };
+  // knex keeps a parsed URL's password as a non-enumerable property: copy it by name.
+  if (conn && typeof conn === 'object') return { ...(conn as pg.PoolConfig), password: (conn as pg.PoolConfig).password };
+  throw new Error('job worker: the knex connection is neither a URL nor an object');
+}
+
+/** graphile-worker's schema and functions; migrateLatest runs this before the app's migrations. */
+export async function migrateJobSchema(db: Knex): Promise<void> {
+  const pool = new pg.Pool({ ...pgConfigOf(db), max: 1 });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  try {
+    await runMigrations({ pgPool: pool, logger: quietLogger });
+  } finally {
+    await pool.end();
+  }
+}
+
+const quietLogger = new WorkerLogger(() => () => undefined);
+
+function workerLogger(log: Logger): WorkerLogger {
+  return new WorkerLogger((scope) => (level, message, meta) => {
+    const fields = { ...scope, ...(meta ?? {}) };
+    if (level === 'error') log.warn(fields, `jobs: ${message}`);
+    else if (level === 'warning') log.warn(fields, `jobs: ${message}`);
+    else if (level === 'info') log.info(fields, `jobs: ${message}`);
+    else log.debug(fields, `jobs: ${message}`);
+  });
+}
+
+export interface CronEntry {
+  /** Crontab time pattern, UTC: `*\/10 * * * *`. */
+  match: string;
+  task: string;
+  payload?: Record<string, unknown>;
+  /** Catch up a missed run that was due within this many seconds (e.g. after a deploy). */
+  backfillSeconds?: number;
+}
+
+export interface JobWorkerOptions {
+  concurrency?: number;
+  pollIntervalMs?: number;
+}
+
+/**
+ * The process's job worker: handlers are registered by name (the graphile-worker task
+ * identifier), then either `start()` (a long-running runner with the crontab) or `drain()`
+ * (every due job now, once: tests and CLI).
+ */
+export class JobWorker {
+  private readonly tasks: TaskList = {};
+  private readonly cron: CronEntry[] = [];
+  private pool: pg.Pool | null = null;
+  private runner: Runner | null = null;
+  private draining: Promise<number> | null = null;
+  private stopped = true;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private starting: Promise<void> | null = null;
+  private readonly wlog: WorkerLogger;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly log: Logger,
+    private readonly opts: JobWorkerOptions = {},
+  ) {
+    this.wlog = workerLogger(log);
+  }
+
+  register(task: string, handler: JobHandler): this {
+    this.tasks[task] = async (payload, helpers) => {
+      const { body, traceparent } = split(payload);
+      await jobTracing.run(task, traceparent, () => handler(body, info(task, helpers)));
+    };
+    return this;
+  }
+
+  /** A handler whose effect must commit together with the job's inbox record (ledger work, mail outbox). */
+  registerAtomic(task: string, handler: AtomicJobHandler): this {
+    this.tasks[task] = async (payload, helpers) => {
+      const { body, traceparent } = split(payload);
+      await jobTracing.run(task, traceparent, () =>
+        this.db.transaction(async (trx) => {
+          if (!(await claimInbox(trx, task, String(helpers.job.id)))) return;
+          await handler(body, info(task, helpers), trx);
+        }),
+      );
+    };
+    return this;
+  }
+
+  /** A periodic task (graphile-worker's crontab): each due tick runs once across every worker. */
+  schedule(entry: CronEntry): this {
+    this.cron.push(entry);
+    return this;
+  }
+
+  queues(): string[] {
+    return Object.keys(this.tasks);
+  }
+
+  private getPool(): pg.Pool {
+    if (!this.pool) {
+      const max = Math.max(2, (this.opts.concurrency ?? 4) + 2);
+      // Idle clients close and never hold the process open (tests, CLI); errors of idle clients
+      // (the database restarting) are logged, never thrown.
+      this.pool = new pg.Pool({ ...pgConfigOf(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+      // While stopping, the database may go first (the embedded cluster): not worth a warning.
+      const warn = (what: string) => (err: Error) => (this.stopped ? this.log.debug({ err }, what) : this.log.warn({ err }, what));
+      this.pool.on('error', warn('jobs: idle database client failed'));
+      this.pool.on('connect', (client) => client.on('error', warn('jobs: database client failed')));
+    }
+    return this.pool;
+  }
+
+  /** Starts the runner in the background; while the database is away it retries with backoff. */
+  start(): void {
+    this.stopped = false;
+    this.starting = this.startRunner(0);
+  }
+
+  private async startRunner(failures: number): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const runner = await run({
+        pgPool: this.getPool(),
+        taskList: this.tasks,
+        parsedCronItems: parseCronItems(this.cron.map(toCronItem)),
+        concurrency: this.opts.concurrency ?? 4,
+        pollInterval: this.opts.pollIntervalMs ?? 2_000,
+        noHandleSignals: true,
+        logger: this.wlog,
+        events: countingEvents(),
+      });
+      if (this.stopped) {
+        await runner.stop();
+        return;
+      }
+      this.runner = runner;
+      this.log.info({ tasks: this.queues().length, cron: this.cron.length }, 'job worker running');
+      runner.promise.catch((err) => {
+        if (this.stopped) return;
+        this.runner = null;
+        this.log.error({ err }, 'job worker stopped; restarting');
+        this.retryLater(1);
+      });
+    } catch (err) {
+      this.log.warn({ err, failures }, 'job worker cannot start yet (database away?); retrying');
+      this.retryLater(failures + 1);
+    }
+  }
+
+  private retryLater(failures: number): void {
+    if (this.stopped) return;
+    const ms = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+    this.retryTimer = setTimeout(() => (this.starting = this.startRunner(failures)), ms);
+    this.retryTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    // A runner still starting is stopped by startRunner itself once run() answers.
+    await this.starting?.catch(() => undefined);
+    const runner = this.runner;
+    this.runner = null;
+    if (runner) await runner.stop().catch((err) => this.log.warn({ err }, 'jobs: stop failed'));
+    await this.draining?.catch(() => undefined);
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.end().catch(() => undefined);
+  }
+
+  /** Runs every due job of the registered tasks, one at a time, until none is left; how many ran. */
+  async drain(): Promise<number> {
+    while (this.draining) await this.draining.catch(() => undefined);
+    const p = this.runOnce();
+    this.draining = p;
+    try {
+      return await p;
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  private async runOnce(): Promise<number> {
+    if (this.queues().length === 0) return 0;
+    const events = countingEvents();
+    let ran = 0;
+    events.on('job:complete', () => {
+      ran += 1;
+    });
+    const pool = this.getPool();
+    await runOnce({ pgPool: pool, taskList: this.tasks, noHandleSignals: true, logger: this.wlog, events });
+    // graphile-worker completes (deletes) or fails a job without awaiting it: wait for those
+    // statements, so a caller sees the queue as the jobs left it.
+    for (let i = 0; i < 1000 && (pool.totalCount > pool.idleCount || pool.waitingCount > 0); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return ran;
+  }
+}
+
+/** Worker events feeding jobs_processed_total. */
+function countingEvents(): WorkerEvents {
+  const events: WorkerEvents = new EventEmitter();
+  events.on('job:success', ({ job }) => recordJob(job.task_identifier, 'succeeded'));
+  events.on('job:error', ({ job }) => recordJob(job.task_identifier, 'failed'));
+  return events;
+}
+
+function info(task: string, helpers: JobHelpers): JobInfo {
+  return { id: String(helpers.job.id), queue: task, attempts: helpers.job.attempts, maxAttempts: helpers.job.max_attempts };
+}
+
+function split(payload: unknown): { body: Record<string, unknown>; traceparent: string | undefined } {
+  const p = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>;
+  if (!(TRACE_KEY in p)) return { body: p, traceparent: undefined };
+  const { [TRACE_KEY]: tp, ...body } = p;
+  return { body, traceparent: typeof tp === 'string' ? tp : undefined };
+}
+
+function toCronItem(e: CronEntry): CronItem {
+  return {
+    task: e.task,
+    match: e.match,
+    identifier: `${e.task}@${e.match}`,
+    payload: e.payload ?? {},
+    options: { backfillPeriod: (e.backfillSeconds ?? 0) * 1000, maxAttempts: 3, jobKey: `cron:${e.task}`, jobKeyMode: 'replace' },
+  };
+}

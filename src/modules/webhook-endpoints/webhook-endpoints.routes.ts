@@ -1,0 +1,108 @@
+import { defineRoutes, idParams, route } from '../../http/define-routes';
+import * as s from './webhook-endpoints.schemas';
+import * as service from './webhook-endpoints.service';
+
+const OWNED =
+  "The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`.";
+
+export default defineRoutes(
+  '/webhook-endpoints',
+  [
+    route({
+      method: 'post',
+      path: '/',
+      status: 201,
+      summary: 'Create a webhook endpoint (its signing secret is shown only here and on rotation)',
+      description:
+        'Any signed-in credential. With `organization_id` the endpoint receives that organization\'s campaign and payout events and needs org.update_settings there (unknown 404, else 403); without it, the caller\'s own. The URL must be https in production; a host that is or resolves to a loopback, private, link-local or metadata address answers 400 with code `WEBHOOK_URL_REFUSED` (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private ranges, never link-local). Deliveries follow the Standard Webhooks spec: headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>` keyed by the secret).',
+      auth: 'required',
+      body: s.createBody,
+      response: s.createdEnvelope,
+      handler: ({ ctx, actor, body }) => service.createEndpoint(ctx, actor, body),
+    }),
+    route({
+      method: 'get',
+      path: '/',
+      summary: "List the caller's webhook endpoints and those of organizations where they hold org.update_settings (never the secret)",
+      auth: 'required',
+      query: s.listQuery,
+      response: s.endpointList,
+      handler: ({ ctx, actor, query }) => service.listEndpoints(ctx, actor, query.limit, query.offset),
+    }),
+    route({
+      method: 'get',
+      path: '/:id',
+      summary: 'Read a webhook endpoint (never the secret)',
+      description: OWNED,
+      auth: 'required',
+      params: idParams,
+      response: s.endpointEnvelope,
+      handler: async ({ ctx, actor, params }) => ({ data: s.toEndpoint(await service.manageableEndpoint(ctx, actor, params.id)) }),
+    }),
+    route({
+      method: 'patch',
+      path: '/:id',
+      summary: 'Change a webhook endpoint (url, events, description, status)',
+      description: `${OWNED} A new URL is checked as on creation (400 WEBHOOK_URL_REFUSED). A disabled endpoint receives no events (a test ping still goes).`,
+      auth: 'required',
+      params: idParams,
+      body: s.patchBody,
+      response: s.endpointEnvelope,
+      handler: async ({ ctx, actor, params, body }) => service.patchEndpoint(ctx, await service.manageableEndpoint(ctx, actor, params.id), body),
+    }),
+    route({
+      method: 'delete',
+      path: '/:id',
+      status: 204,
+      summary: 'Delete a webhook endpoint and its delivery log',
+      description: OWNED,
+      auth: 'required',
+      params: idParams,
+      handler: async ({ ctx, actor, params }) => service.removeEndpoint(ctx, await service.manageableEndpoint(ctx, actor, params.id)),
+    }),
+    route({
+      method: 'post',
+      path: '/:id/rotate-secret',
+      summary: 'Replace the signing secret (the old one stops signing at once)',
+      description: OWNED,
+      auth: 'required',
+      params: idParams,
+      response: s.secretEnvelope,
+      handler: async ({ ctx, actor, params }) => service.rotateSecret(ctx, await service.manageableEndpoint(ctx, actor, params.id)),
+    }),
+    route({
+      method: 'post',
+      path: '/:id/test',
+      status: 202,
+      summary: 'Queue a `ping` event to the endpoint',
+      description: OWNED,
+      auth: 'required',
+      params: idParams,
+      response: s.accepted,
+      handler: async ({ ctx, actor, params }) => service.sendPing(ctx, await service.manageableEndpoint(ctx, actor, params.id)),
+    }),
+    route({
+      method: 'get',
+      path: '/:id/deliveries',
+      summary: "The endpoint's deliveries, newest first",
+      description: `${OWNED} A failed attempt is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h and 10 h, then the delivery is \`failed\`.`,
+      auth: 'required',
+      params: idParams,
+      query: s.listQuery,
+      response: s.deliveryList,
+      handler: async ({ ctx, actor, params, query }) => service.listDeliveries(ctx, await service.manageableEndpoint(ctx, actor, params.id), query.limit, query.offset),
+    }),
+    route({
+      method: 'post',
+      path: '/:id/deliveries/:deliveryId/retry',
+      status: 202,
+      summary: 'Send a delivery again now (same webhook-id)',
+      description: `${OWNED} An unknown delivery, or one of another endpoint, answers 404 \`Webhook delivery not found\`.`,
+      auth: 'required',
+      params: s.deliveryParams,
+      response: s.accepted,
+      handler: async ({ ctx, actor, params }) => service.retryDelivery(ctx, await service.manageableEndpoint(ctx, actor, params.id), params.deliveryId),
+    }),
+  ],
+  { tag: 'webhook-endpoints' },
+);
