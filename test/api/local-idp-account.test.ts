@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import {
   ChangePasswordCommand,
   CognitoIdentityProviderClient,
@@ -13,32 +11,19 @@ import {
 import request from 'supertest';
 import { LOCAL_CLIENT_ID } from '../../src/integrations/idp';
 import { issueCode } from '../../src/integrations/idp/codes';
-import { closeDb, createTestApp } from '../helpers/app';
+import { closeDb, type TestApp } from '../helpers/app';
+import { cognitoPerTest } from '../helpers/cognito-client';
 import { createUser, sessionCookies, TEST_PASSWORD, type TestUser } from '../helpers/auth';
 
 // The account operations an app built on the AWS SDK needs (password reset, change, resending
 // the confirmation, reading the account), against the built-in provider with the real SDK. A
 // fresh app (own auth-limiter bucket) and server per test.
-let t = createTestApp();
-let server: Server;
+const peer = cognitoPerTest();
+let t: TestApp;
 let client: CognitoIdentityProviderClient;
-
-beforeEach(async () => {
-  t = createTestApp();
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const { port } = server.address() as AddressInfo;
-  client = new CognitoIdentityProviderClient({
-    region: 'local',
-    endpoint: `http://127.0.0.1:${port}/local-idp`,
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    maxAttempts: 1,
-  });
-});
-
-afterEach(async () => {
-  client.destroy();
-  await new Promise((r) => server.close(r));
+beforeEach(() => {
+  t = peer.app();
+  client = peer.client();
 });
 
 afterAll(closeDb);

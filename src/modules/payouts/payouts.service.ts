@@ -59,6 +59,17 @@ async function writeWithdrawals(trx: Knex.Transaction, account: AccountRow, p: P
   await repo.insertBucketParts(trx, split.flatMap((s) => ('bucket' in s.key ? [{ ...common, bucket: s.key.bucket, amount_cents: s.cents }] : [])));
 }
 
+/** What payout.paid and payout.failed say; an organization's payout is announced to the person who stands for it (its first owner). */
+async function payoutEvent(trx: Knex.Transaction, account: AccountRow, p: PayoutRow, currency: string) {
+  return {
+    payout_id: p.id,
+    processor_account_id: account.id,
+    holder_user_id: account.owner_type === 'user' ? account.owner_id : await organizationHolderUserId(trx, account.owner_id),
+    amount_cents: p.amount_cents,
+    currency,
+  };
+}
+
 /**
  * Brings one payout row to the processor's state, in the caller's transaction: the row, and once
  * paid, its ledger group, its withdrawal split, the links to the transfers it paid out and the
@@ -95,14 +106,7 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
       const group = await postPayoutGroup(trx, account, p, 1, sourceEventId);
       await repo.updatePayout(trx, p.id, { paid_group_id: group });
       out.ledger_entries += 2;
-      await emit(trx, 'payout.paid', {
-        payout_id: p.id,
-        processor_account_id: account.id,
-        // An organization's payout is announced to the person who stands for it (its first owner).
-        holder_user_id: account.owner_type === 'user' ? account.owner_id : await organizationHolderUserId(trx, account.owner_id),
-        amount_cents: p.amount_cents,
-        currency,
-      });
+      await emit(trx, 'payout.paid', await payoutEvent(trx, account, p, currency));
     }
     if (!(await repo.hasWithdrawals(trx, p.id))) await writeWithdrawals(trx, account, p);
     else await repo.setWithdrawalsStatus(trx, p.id, 'paid', p.arrival_date);
@@ -118,13 +122,7 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
     await repo.unlinkTransfers(trx, p.id);
     // Announced once: when the payout is first seen failed, not on a repeated failed event.
     if (inserted || row.status !== 'failed') {
-      await emit(trx, 'payout.failed', {
-        payout_id: p.id,
-        processor_account_id: account.id,
-        holder_user_id: account.owner_type === 'user' ? account.owner_id : await organizationHolderUserId(trx, account.owner_id),
-        amount_cents: p.amount_cents,
-        currency,
-      });
+      await emit(trx, 'payout.failed', await payoutEvent(trx, account, p, currency));
     }
   }
   return out;
