@@ -35,6 +35,7 @@ import endorsements from './endorsements/endorsements.routes';
 import leaderboard from './leaderboard/leaderboard.routes';
 import organizations from './organizations/organizations.routes';
 import orgAdmin from './organizations/org-admin.routes';
+import orgPayouts from './payouts/org-payouts.routes';
 import orgAdminMembers from './organizations/org-admin-members.routes';
 import follows from './follows/follows.routes';
 import campaignUpdates from './feed/feed.routes';
@@ -59,7 +60,7 @@ import webhookEndpoints from './webhook-endpoints/webhook-endpoints.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
-export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints];
+export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgPayouts, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints];
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
