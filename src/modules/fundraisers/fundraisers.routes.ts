@@ -139,6 +139,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/slug/:slug',
+      skipGlobalLimiter: true,
       summary: 'Fundraiser by slug, with the slug-only fields',
       description:
         'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner. ' + CACHE_DOC,
@@ -153,6 +154,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:id',
+      skipGlobalLimiter: true,
       summary: 'Fundraiser by id',
       description:
         'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation. ' + CACHE_DOC,
@@ -201,6 +203,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:id/stats',
+      skipGlobalLimiter: true,
       summary: 'Fundraiser money stats',
       auth: 'optional',
       limiters: ['public'],
@@ -212,6 +215,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:id/share-channels',
+      skipGlobalLimiter: true,
       summary: 'Shares, visits and gifts per share channel (bare object)',
       description:
         'Channels: facebook, x, whatsapp, telegram, email, sms, linkedin, copy_link, qr, other; every one is present with zeros. total sums every channel plus unattributed (visits through shared links whose channel is unknown).',
@@ -244,6 +248,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:id/share-impact',
+      skipGlobalLimiter: true,
       summary: 'All-time impact of shared links',
       description: 'visits via shared links, visits via endorsers\' links, paid non-self-referred gifts; zeros if unshared.',
       auth: 'optional',

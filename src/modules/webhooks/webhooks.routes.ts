@@ -16,6 +16,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/stripe',
+      skipGlobalLimiter: true,
       summary: 'Payment processor webhook',
       description:
         'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure (the database unavailable, say) answers 503 so the processor retries.',
