@@ -15,7 +15,8 @@ import discovery from './discovery/discovery.routes';
 import fundraisers from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
 import adminReview from './admin-review/admin-review.routes';
-import webhooks from './webhooks/webhooks.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
+import { webhookHandlers } from './webhook-handlers';
 import donorReadsRoutes from './donor-reads/donor-reads.routes';
 import payoutsRoutes from './payouts/payouts.routes';
 import processorAccountsRoutes from './payouts/processor-accounts.routes';
@@ -60,6 +61,8 @@ import webhookEndpoints from './webhook-endpoints/webhook-endpoints.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
+const webhooks = webhookRoutes(webhookHandlers);
+
 export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgPayouts, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints];
 
 /**
