@@ -12,7 +12,7 @@ import privateContact from './me/private-contact.routes';
 import verification from './verification/verification.routes';
 import oauth from './oauth/oauth.routes';
 import discovery from './discovery/discovery.routes';
-import fundraisers from './fundraisers/fundraisers.routes';
+import { fundraisersRoutes } from './fundraisers/fundraisers.routes';
 import comments from './comments/comments.routes';
 import adminReview from './admin-review/admin-review.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
@@ -21,7 +21,9 @@ import donorReadsRoutes from './donor-reads/donor-reads.routes';
 import payoutsRoutes from './payouts/payouts.routes';
 import processorAccountsRoutes from './payouts/processor-accounts.routes';
 import sandboxRoutes from './sandbox/sandbox.routes';
-import notifications from './notifications/notifications.routes';
+import { notificationsRoutes } from './notifications/notifications.routes';
+import { campaignUpdatesFeed } from './feed';
+import { giftImpact, giftsByChannel } from './referrals';
 import donations from './donations/donations.routes';
 import tips from './tips/tips.routes';
 import referrals from './referrals/referrals.routes';
@@ -61,7 +63,11 @@ import webhookEndpoints from './webhook-endpoints/webhook-endpoints.routes';
  * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
  * reaches into services that import other modules, so through the indexes they would form cycles.
  */
+// Route tables that need another module's read get it here, where every module is in view, so
+// no module imports one that imports it back (test/unit/import-cycles.test.ts checks folders).
 const webhooks = webhookRoutes(webhookHandlers);
+const fundraisers = fundraisersRoutes({ giftsByChannel, giftImpact });
+const notifications = notificationsRoutes((ctx, userId) => campaignUpdatesFeed.unreadCount(ctx, userId));
 
 export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgPayouts, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints];
 
