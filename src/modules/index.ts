@@ -58,17 +58,17 @@ import gifs from './gifs/gifs.routes';
 import dmca from './dmca/dmca.routes';
 import webhookEndpoints from './webhook-endpoints/webhook-endpoints.routes';
 
-/**
- * Every module's route table. Add a module here and it is mounted and documented. Route tables
- * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
- * reaches into services that import other modules, so through the indexes they would form cycles.
- */
 // Route tables that need another module's read get it here, where every module is in view, so
 // no module imports one that imports it back (test/unit/import-cycles.test.ts checks folders).
 const webhooks = webhookRoutes(webhookHandlers);
 const fundraisers = fundraisersRoutes({ giftsByChannel, giftImpact });
 const notifications = notificationsRoutes((ctx, userId) => campaignUpdatesFeed.unreadCount(ctx, userId));
 
+/**
+ * Every module's route table. Add a module here and it is mounted and documented. Route tables
+ * are imported from their `*.routes.ts` here, never re-exported by a module's index: a route file
+ * reaches into services that import other modules, so through the indexes they would form cycles.
+ */
 export const modules: RouteModule[] = [health, docs, features, platform, idp, localIdp, verification, privateContact, apiKeys, capabilities, discovery, oauth, fundraisers, comments, adminReview, webhooks, notifications, donations, tips, donorReadsRoutes, payoutsRoutes, processorAccountsRoutes, profiles, endorsements, leaderboard, referrals, activity, search, ambassadors, team, trust, readiness, organizations, orgAdmin, orgPayouts, orgAdminMembers, follows, campaignUpdates, blocks, reports, preferences, unsubscribe, projectUpdates, milestones, communities, media, mediaFiles, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints];
 
 /**

@@ -21,8 +21,8 @@ export interface CounterResult {
  * Moves a campaign's money counters, in the transaction that posts the matching ledger group,
  * stamps goal_reached_at the first time the raised total reaches the goal, and first_paid_at the
  * first time a gift is paid (a positive donation_count; never cleared, so a refund does not undo
- * "has collected money"). The row lock
- * taken here also serialises concurrent settlements of the same campaign.
+ * "has collected money"). The row lock taken here also serialises concurrent settlements of the
+ * same campaign.
  */
 export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string, d: CounterDelta): Promise<CounterResult> {
   const { rows } = await trx.raw(
