@@ -9,7 +9,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
 import { EXPOSED_HEADERS, partnerCors } from './http/cors';
 import { buildOpenApi } from './http/openapi';
-import { createLimiters, skipsGlobal, type Limiters } from './http/rate-limits';
+import { createLimiters, globalSkipper, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
 import { httpMetrics, metricsEndpoint, observeDatabase, observeRedis } from './infra/metrics';
@@ -195,7 +195,9 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
     ),
   );
 
-  const limiters = createLimiters(config, ctx.redis, ctx.credentials);
+  // Routes declare skipGlobalLimiter; the skip list is built from the tables this app mounts.
+  const skipsGlobal = globalSkipper(modules);
+  const limiters = createLimiters(config, ctx.redis, ctx.credentials, skipsGlobal);
 
   const api = express.Router();
   // The global limiter's own skip runs after its async setup; the same test up front saves it

@@ -1,14 +1,8 @@
 import type { Knex } from 'knex';
-import { ApiError } from '../http/errors';
 import type { Db } from './knex';
 
 /** Seconds a client is told to wait (Retry-After) when expensive work is refused. */
 export const OVERLOAD_RETRY_AFTER_S = 1;
-
-/** 503 in the error shape; the caller sets Retry-After (the error handler renders only the body). */
-export function overloaded(message: string, code: string): ApiError {
-  return new ApiError(503, 'Service unavailable', message, { code, retryAfter: OVERLOAD_RETRY_AFTER_S });
-}
 
 /**
  * A per-process semaphore with a bounded wait queue: at most `limit` holders; up to `queueMax`

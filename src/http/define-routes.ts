@@ -49,6 +49,13 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
   /** Checked after validation, before the handler (ownership, organization permissions). */
   policy?: RoutePolicy<P, Q, B, A>;
   limiters?: LimiterRef[];
+  /**
+   * Skip the global 100/min bucket: public browsing reads (their own public bucket counts), the
+   * Stripe webhook, presence, and routes whose own limiter allows 100 or more a minute (under the
+   * global bucket their cap and 429 message could never be reached). The app builds its skip
+   * list from these flags (rate-limits.ts globalSkipper).
+   */
+  skipGlobalLimiter?: boolean;
   /** Feature flag; when off the route answers 403 with `feature_key`. */
   flag?: string;
   params?: ZodType<P>;

@@ -89,41 +89,34 @@ export const LIMITERS = {
 
 export type LimiterName = Exclude<keyof typeof LIMITERS, 'global'>;
 
-/**
- * The global limiter's skip list (paths relative to /api/v1; the health checks live outside it).
- * Public browsing reads have their
- * own 300/min bucket and skip the global one, except /locations, /leaderboard, /achievements/*
- * and /platform/*, where both count. Presence and the Stripe webhook are skipped outright.
- */
-export const GLOBAL_SKIP: Array<{ method?: string; path: RegExp }> = [
-  { method: 'POST', path: /^\/presence\/fundraisers\/[^/]+\/?$/ },
-  { method: 'POST', path: /^\/webhooks\/stripe\/?$/ },
-  { method: 'GET', path: /^\/fundraisers(\/.*)?$/ },
-  { method: 'GET', path: /^\/categories\/?$/ },
-  { method: 'GET', path: /^\/organizations(\/.*)?$/ },
-  { method: 'GET', path: /^\/search\/?$/ },
-  { method: 'GET', path: /^\/profiles(\/.*)?$/ },
-  { method: 'GET', path: /^\/gifs\/(trending|search)\/?$/ },
-  { method: 'GET', path: /^\/ambassadors(\/.*)?$/ },
-  { method: 'GET', path: /^\/users\/[^/]+\/(public|badges|campaigns)(\/.*)?$/ },
-  { method: 'GET', path: /^\/donations\/recent\/?$/ },
-  // A gift's outcome (the return page polls it): the public limiter alone.
-  { method: 'GET', path: /^\/donations\/[0-9a-fA-F-]{36}\/?$/ },
-  { method: 'GET', path: /^\/home\/activity\/?$/ },
-  { method: 'GET', path: /^\/idp\/verify-email\/?$/ },
-  { method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ },
-  // Routes whose own limiter allows 100 or more a minute: under the global bucket (100) their own
-  // cap and 429 message could never be reached, so their named limiter alone counts.
-  { method: 'POST', path: /^\/referrals\/clicks\/?$/ },
-  { method: 'GET', path: /^\/cards\/[^/]+\/(share\/[^/]+|qr\.svg)\/?$/ },
-  { path: /^\/payouts\/earnings(\/pending-breakdown)?\/?$/ },
-  { path: /^\/processor\/(accounts|connect)(\/.*)?$/ },
-  { path: /^\/fundraisers\/[^/]+\/(endorse|endorsement-requests)\/?$/ },
-  { path: /^\/(fundraisers|comments|updates|projects\/[^/]+\/updates)\/[^/]+\/likes?\/?$/ },
-];
+/** Paths served by the app itself rather than a route table (the OpenAPI document, Swagger UI's assets). */
+const APP_SKIP: Array<{ method: string; path: RegExp }> = [{ method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ }];
 
-export function skipsGlobal(method: string, path: string): boolean {
-  return GLOBAL_SKIP.some((s) => (!s.method || s.method === method) && s.path.test(path));
+/** A route's Express path as an anchored pattern: `:name` is one segment; a trailing slash is allowed. */
+function routePattern(fullPath: string): RegExp {
+  const body = fullPath
+    .replace(/\/+$/, '')
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}
+
+export type GlobalSkip = (method: string, path: string) => boolean;
+
+/**
+ * Which requests skip the global limiter (paths relative to /api/v1; the health checks live
+ * outside it): the routes that declare `skipGlobalLimiter`, from the route tables the app mounts.
+ * Public reads that carry both buckets (/locations, /leaderboard, /achievements/*, /platform/*)
+ * do not declare it.
+ */
+export function globalSkipper(modules: Array<{ prefix: string; root?: boolean; routes: Array<{ method: string; path: string; skipGlobalLimiter?: boolean }> }>): GlobalSkip {
+  const skips = [...APP_SKIP];
+  for (const m of modules) {
+    if (m.root) continue;
+    for (const r of m.routes) if (r.skipGlobalLimiter) skips.push({ method: r.method.toUpperCase(), path: routePattern(m.prefix + r.path) });
+  }
+  return (method, path) => skips.some((s) => s.method === method && s.path.test(path));
 }
 
 function keyFor(kind: KeyKind, resolver: CredentialResolver) {
@@ -179,10 +172,11 @@ export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Sto
  * route that names it. Headers are the draft-6 set; the global limiter only writes them on its
  * own 429, so operations with no named limiter send no RateLimit headers.
  */
-export function createLimiters(config: Config, redis: Redis | null, resolver: CredentialResolver): Limiters {
+/** `skipGlobal`: which requests the global limiter lets through uncounted (globalSkipper over the mounted route tables). */
+export function createLimiters(config: Config, redis: Redis | null, resolver: CredentialResolver, skipGlobal: GlobalSkip = globalSkipper([])): Limiters {
   const out = {} as Limiters;
   for (const [name, spec] of Object.entries(LIMITERS) as Array<[keyof typeof LIMITERS, LimiterSpec]>) {
-    out[name] = buildLimiter(name, spec, config, redis, keyFor(spec.key, resolver));
+    out[name] = buildLimiter(name, spec, config, redis, keyFor(spec.key, resolver), skipGlobal);
   }
   return out;
 }
@@ -220,7 +214,14 @@ export function limitByKey(
   });
 }
 
-function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Redis | null, keyGenerator: (req: Request) => string | Promise<string>): RequestHandler {
+function buildLimiter(
+  name: string,
+  spec: LimiterSpec,
+  config: Config,
+  redis: Redis | null,
+  keyGenerator: (req: Request) => string | Promise<string>,
+  skipGlobal?: GlobalSkip,
+): RequestHandler {
   const isGlobal = name === 'global';
   const retryAfter = Math.ceil(spec.windowMs / 1000);
   return rateLimit({
@@ -230,7 +231,7 @@ function buildLimiter(name: string, spec: LimiterSpec, config: Config, redis: Re
     legacyHeaders: false,
     store: storeFor(name, redis, config.RATE_LIMIT_PREFIX),
     keyGenerator,
-    skip: isGlobal ? (req) => skipsGlobal(req.method, req.path) : undefined,
+    skip: isGlobal && skipGlobal ? (req) => skipGlobal(req.method, req.path) : undefined,
     skipFailedRequests: spec.successesOnly ?? false,
     // The store falls back to per-process counts while Redis is away, so it does not fail; should
     // it ever, the request passes rather than taking the API down.

@@ -1,5 +1,14 @@
 import type Redis from 'ioredis';
-import type { Entry } from './read-cache';
+import type { PreparedAnswer } from './caching';
+
+/** One cached answer (defined here, beside the shared layer that stores it, so read-cache.ts imports this file one way). */
+export interface Entry {
+  answer: PreparedAnswer;
+  fundraiserId: string | null;
+  ownerUserId: string | null;
+  /** When a notified change made it stale (Date.now()); null while fresh. */
+  staleSince: number | null;
+}
 
 /**
  * The read cache's optional second layer in Redis: fills shared between instances under one

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { InvalidationListener } from '../infra/invalidation';
 import type { Logger } from '../infra/logger';
 import { sendPrepared, type PreparedAnswer } from './caching';
-import { SharedLayer } from './read-cache-shared';
+import { SharedLayer, type Entry } from './read-cache-shared';
 
 /**
  * Read-through cache of the hot guest reads (campaign by slug or id, its stats, the default list
@@ -54,14 +54,6 @@ export interface ReadCacheOptions {
   staleMs?: number;
   /** Key prefix in Redis (deployments or tests sharing a Redis). */
   redisPrefix?: string;
-}
-
-export interface Entry {
-  answer: PreparedAnswer;
-  fundraiserId: string | null;
-  ownerUserId: string | null;
-  /** When a notified change made it stale (Date.now()); null while fresh. */
-  staleSince: number | null;
 }
 
 interface Change {

@@ -4,7 +4,7 @@ import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
 import { registerPayoutJobs } from '../modules/payouts';
 import { registerLeaderboardJobs } from '../modules/leaderboard';
-import { subscribers } from '../events/subscribers';
+import { subscribers } from '../modules/subscribers';
 import { registerSandboxJobs } from '../integrations/payments';
 import { NOTIFICATION_MAIL_QUEUE } from '../modules/notifications';
 import { sendNotificationMail } from '../modules/preferences';

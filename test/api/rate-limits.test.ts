@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import request, { type Response } from 'supertest';
 import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
-import { LIMITERS, skipsGlobal, type LimiterName } from '../../src/http/rate-limits';
+import { globalSkipper, LIMITERS, type LimiterName } from '../../src/http/rate-limits';
 import { modules } from '../../src/modules';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
@@ -82,12 +82,18 @@ const apiProbes = defineRoutes(
       path: '/profiles/rl-probe/skip-check/x',
       summary: 'skipped by global, public applies',
       auth: 'none',
+      skipGlobalLimiter: true,
       limiters: ['public'],
       handler: () => ({ ok: true }),
     }),
+    // Under a prefix whose reads skip the global bucket, but not declaring it: counted.
+    route({ method: 'get', path: '/profiles/rl-probe/undeclared/x', summary: 'counted by global', auth: 'none', limiters: ['public'], handler: () => ({ ok: true }) }),
   ],
   { tag: 'test' },
 );
+
+/** The app's skip list for the mounted tables (real modules plus the probes). */
+const skipsGlobal = globalSkipper([...modules, apiProbes, probes]);
 
 let ipSeq = 0;
 /** A fresh client address per use (TRUST_PROXY=true makes Express read X-Forwarded-For). */
@@ -237,7 +243,16 @@ describe('rate limits', () => {
     expectNoLegacyHeaders([...ok, over]);
   });
 
-  test('when a public path is on the global skip list then it keeps answering past 100 under the public 300', async () => {
+  test('when a route does not declare skipGlobalLimiter then the global 100 counts it, whatever its path looks like', async () => {
+    const h: Hit = { method: 'get', path: '/api/v1/profiles/rl-probe/undeclared/x', ip: freshIp() };
+    const ok = await hitMany(server, 100, h);
+    expect(ok.every((r) => r.status === 200)).toBe(true);
+    const over = await hit(server, h);
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ error: GENERIC, retryAfter: 60 });
+  });
+
+  test('when a route declares skipGlobalLimiter then it keeps answering past 100 under the public 300', async () => {
     const h: Hit = { method: 'get', path: '/api/v1/profiles/rl-probe/skip-check/x', ip: freshIp() };
     const res = await hitMany(server, 150, h);
     expect(res.every((r) => r.status === 200)).toBe(true);

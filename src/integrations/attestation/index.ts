@@ -1,19 +1,12 @@
 import jwt from 'jsonwebtoken';
 import { parseAttestationKeys, type AttestationKey } from './keys';
+import type { Attestation } from './replay.repo';
 
 export { parseAttestationKeys } from './keys';
-export { spendAttestation } from './replay.repo';
+export { spendAttestation, type Attestation } from './replay.repo';
 
 /** At most this long between an attestation's iat and exp: it is made for one request. */
 const MAX_LIFETIME_S = 300;
-
-export interface Attestation {
-  /** The attested app (the token's `sub`). */
-  appId: string;
-  /** One-time id; the caller records it so a replay is refused. */
-  jti: string;
-  expiresAt: Date;
-}
 
 const cache = new Map<string, AttestationKey[]>();
 

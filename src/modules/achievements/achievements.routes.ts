@@ -74,6 +74,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/cards/:code/share/:asset',
+      skipGlobalLimiter: true,
       summary: 'Achievement card share image (PNG)',
       description: `og.png 1200x630, square.png 1080x1080 (with the QR code), story.png 1080x1920 (with the QR code); lang picks the labels (default en). ${GUEST_VIEW}`,
       auth: 'none',
@@ -88,6 +89,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/cards/:code/qr.svg',
+      skipGlobalLimiter: true,
       summary: "QR code of an achievement card's page (SVG)",
       description: `Encodes \`{SITE_URL}/cards/{code}\`. ${GUEST_VIEW}`,
       auth: 'none',

@@ -15,6 +15,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/home/activity',
+      skipGlobalLimiter: true,
       summary: 'The public homepage feed',
       description:
         'Newest first: gifts (`donor_name` null when anonymous or the donor\'s profile is private), clicks on referral ' +
@@ -36,6 +37,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/presence/fundraisers/:id',
+      skipGlobalLimiter: true,
       summary: 'Mark a campaign page as open (feeds "viewing now")',
       description:
         'No body; answers 204. The visitor is the `visitor_id` cookie, or query `v` (`^[A-Za-z0-9_-]{8,64}$`; a ' +

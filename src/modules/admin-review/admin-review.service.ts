@@ -3,7 +3,7 @@ import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { buildDetail, findByIdForUpdate, forgetTrustStatus, pendingQueue, updateFundraiserRow } from '../fundraisers';
-import { invalidateListTotals } from '../discovery';
+import { invalidateListTotals } from '../../infra/list-totals-version';
 
 /** Pending campaigns, oldest submission first, with the owner-level detail (incl. trustStatus). */
 export async function reviewQueue(ctx: AppContext, actor: Actor, limit: number, offset: number) {

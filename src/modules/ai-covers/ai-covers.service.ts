@@ -6,7 +6,7 @@ import type { Actor } from '../../http/actor';
 import { checkAiLimit } from '../../http/ai-limit';
 import { ApiError } from '../../http/errors';
 import { createImageGenerator, ImageGenError } from '../../integrations/image-gen';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { PROMPT_MAX, STYLE_MAX, type generateBody } from './ai-covers.schemas';
 
 /** Landscape, as close to the campaign cover's shape as OpenAI-compatible models offer. */

@@ -12,6 +12,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/ambassadors',
+      skipGlobalLimiter: true,
       summary: 'The public ambassador directory',
       description: `${WHO} Sorted by name.`,
       auth: 'none',
@@ -26,6 +27,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/ambassadors/impact',
+      skipGlobalLimiter: true,
       summary: 'Ambassadors ranked by impact (at most 100)',
       description: `${WHO} impact = raised + given + driven, in cents; \`total\` counts every ambassador and may exceed the rows.`,
       auth: 'none',

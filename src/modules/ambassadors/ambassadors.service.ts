@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { badRequest } from '../../http/errors';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { drivenTotals } from '../referrals';
 import * as repo from './ambassadors.repo';
 import { IMPACT_RAIL_MAX } from './ambassadors.schemas';

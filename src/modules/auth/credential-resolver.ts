@@ -1,17 +1,20 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { Request } from 'express';
 import jwt from 'jsonwebtoken';
+import { z } from 'zod';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/knex';
 import type { Actor, CredentialKind, PlatformRole } from '../../http/actor';
 import { hasSessionCookie } from '../../http/cookies';
 import type { CredentialResolver } from '../../http/credentials';
-import { uuid } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { PLATFORM_ROLES } from '../../http/permissions';
 import { resolveApiKey } from '../api-keys';
 import type { IdentityProvider } from '../../integrations/idp';
 import * as repo from './auth.repo';
+
+// Not define-routes' `uuid`: the route pipeline builds on the context, which builds this resolver.
+const uuid = z.guid();
 
 /**
  * What resolving a credential needs: the whole AppContext satisfies it. Kept narrow so this

@@ -10,6 +10,7 @@ function likeRoute(method: 'put' | 'delete', summary: string, liked: boolean) {
   return route({
     method,
     path: '/comments/:id/like',
+    skipGlobalLimiter: true,
     summary,
     description: likeDoc,
     auth: 'required',
@@ -28,6 +29,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/fundraisers/:id/comments',
+      skipGlobalLimiter: true,
       summary: 'Comments of a campaign',
       description:
         'Top-level comments newest first, paged ({ data, pagination }); each carries its replies (oldest first) in `replies`. A credential is optional: it fills liked_by_me (false for guests) and lets the owner read comments of an unpublished campaign. 404 when the campaign is not readable. The campaign\'s holder (an organization\'s campaign: its owner) and, for a reply, the parent comment\'s author get a `comment_received` notification (never the commenter).',

@@ -4,7 +4,8 @@ import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { blockedIds, isBlocked } from '../blocks';
-import { canRead, findById, plainText, readable } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
+import { canRead, findById, readable } from '../fundraisers';
 import * as repo from './comments.repo';
 import type { CommentRow } from './comments.repo';
 

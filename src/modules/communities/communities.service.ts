@@ -4,7 +4,7 @@ import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { fundBalance } from './communities.fund';
 import * as repo from './communities.repo';
 import type { CommunityRow, Interval, JoinRow } from './communities.repo';

@@ -27,6 +27,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/fundraisers',
+      skipGlobalLimiter: true,
       summary: 'List public campaigns (FundraiserCard), with search, filters and near-me',
       description:
         'Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value ' +
@@ -68,6 +69,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/fundraisers/cities',
+      skipGlobalLimiter: true,
       summary: 'Cities with at least one active public campaign, with a campaign count',
       description: "Label 'City, ST' in the US, 'City, Country' elsewhere; lat/lng 2 decimals; count desc then label. Cached 5 minutes.",
       auth: 'none',
@@ -103,6 +105,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/categories',
+      skipGlobalLimiter: true,
       summary: 'Campaign categories with names in the requested language',
       description: 'Language: `lang` (en, ru, uk, es), else the `lang` cookie, else Accept-Language, else en.',
       auth: 'none',

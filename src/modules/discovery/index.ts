@@ -1,4 +1,3 @@
-/** Public face of discovery (lists, search, locations): writers elsewhere invalidate its cached list totals. */
-export { invalidateListTotals } from './list-cache';
+/** Public face of discovery (lists, search, locations). Writers invalidate its cached list totals through infra/list-totals-version.ts. */
 export { searchCampaigns, type FundraiserCard } from './campaign-search';
 export { fundraiserCard } from './discovery.schemas';

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Response } from 'express';
 import type { AppContext } from '../../context';
-import { GateRefused, isQueryCanceled, overloaded, OVERLOAD_RETRY_AFTER_S, poolMax, withStatementTimeout, WorkGate } from '../../db/gate';
+import { GateRefused, isQueryCanceled, OVERLOAD_RETRY_AFTER_S, poolMax, withStatementTimeout, WorkGate } from '../../db/gate';
+import { ApiError } from '../../http/errors';
 
 const gates = new WeakMap<AppContext, WorkGate>();
 
@@ -28,7 +29,7 @@ export function searchGate(ctx: AppContext): WorkGate {
 export async function boundedSearch<T>(ctx: AppContext, res: Response, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const refuse = (message: string, code: string) => {
     res.setHeader('Retry-After', String(OVERLOAD_RETRY_AFTER_S));
-    return overloaded(message, code);
+    return new ApiError(503, 'Service unavailable', message, { code, retryAfter: OVERLOAD_RETRY_AFTER_S });
   };
   let release: () => void;
   try {

@@ -41,6 +41,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/',
+      skipGlobalLimiter: true,
       summary: 'Human-readable API documentation (Swagger UI)',
       auth: 'none',
       produces: 'text/html',
@@ -51,6 +52,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/init.js',
+      skipGlobalLimiter: true,
       summary: 'Docs page bootstrap script',
       auth: 'none',
       produces: 'application/javascript',

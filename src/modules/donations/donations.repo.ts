@@ -174,8 +174,3 @@ export async function bumpDonor(trx: Knex.Transaction, fundraiserId: string, key
   return r && Number(r.paid_count) === 0 ? -1 : 0;
 }
 
-/** Whether any gift to the campaign was ever paid (refunded ones included): it "has collected money". */
-export async function anyPaidDonation(db: Q, fundraiserId: string): Promise<boolean> {
-  const { rows } = await db.raw('select exists (select 1 from donations where fundraiser_id = ? and paid_at is not null) as e', [fundraiserId]);
-  return Boolean(rows[0]?.e);
-}

@@ -54,6 +54,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/donations/recent',
+      skipGlobalLimiter: true,
       summary: 'Recent gifts',
       description:
         'Paid gifts to public, active or ended campaigns, newest first; optionally of one campaign (`fundraiser_id`; a campaign that is not public gives an empty list). `limit` 1 to 50 (default 10). `donor_name` is null for anonymous gifts; `created_at` is when the gift was paid.',
@@ -66,6 +67,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/donations/:id',
+      skipGlobalLimiter: true,
       summary: 'A gift\'s outcome',
       description:
         'For the Checkout return page ({site_url}/fundraisers/{slug}?donation={id}, with &canceled=true when the donor canceled): the donation id is the capability, no sign-in needed. `status` is pending until the processor settles the gift (poll a few times), then paid (or failed, refunded); `receipt_id` is null until paid. Never carries an email, a name or a processor id. 404 for an unknown id.',

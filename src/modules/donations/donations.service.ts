@@ -8,7 +8,7 @@ import { ATTESTATION_HEADER, requireHumanGuest } from '../../http/guest-check';
 import { requestLocale } from '../../integrations/mail';
 import { findById as findFundraiser, userProfile, type FundraiserRow } from '../fundraisers';
 import { canRead } from '../fundraisers';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 import type { CheckoutBody, IntentBody } from './donations.schemas';

@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../http/errors';
 import { queueComposedMail } from '../../integrations/mail';
 import { findComment } from '../comments';
 import { toComment } from '../comments';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { receiptMail } from './donations.mail';
 import * as repo from './receipts.repo';
 

@@ -11,6 +11,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/:id/endorse',
+      skipGlobalLimiter: true,
       summary: 'Endorse a campaign',
       description:
         'Body `{ message? }` (plain text, markup removed, at most 500 characters). 201 with the endorsement; endorsing again answers 200 with it (a given message replaces the old one). Only public campaigns that are active or ended (else 400 `FUNDRAISER_NOT_PUBLIC`; unreadable ones 404); your own campaign 403 `SELF_ENDORSEMENT`. The holder gets an `endorsement_received` notification once per endorser.',
@@ -34,6 +35,7 @@ export default defineRoutes(
     route({
       method: 'delete',
       path: '/:id/endorse',
+      skipGlobalLimiter: true,
       summary: 'Withdraw your endorsement',
       description: '204 whether or not you had endorsed the campaign; 404 when the campaign is not readable.',
       auth: 'required',
@@ -48,6 +50,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/:id/endorsement-requests',
+      skipGlobalLimiter: true,
       summary: 'Ask someone to endorse your campaign',
       description: `Owner only (others 404). Body \`{ email }\`: mails the address a link to the campaign, in the request's language (\`lang\`, cookie, Accept-Language; else yours). The campaign must be public and active or ended (400 \`FUNDRAISER_NOT_PUBLIC\`). At most ${service.REQUESTS_PER_DAY} requests per campaign in 24 hours (429 with Retry-After).`,
       auth: 'required',

@@ -19,8 +19,10 @@ export interface CounterResult {
 
 /**
  * Moves a campaign's money counters, in the transaction that posts the matching ledger group,
- * and stamps goal_reached_at the first time the raised total reaches the goal. The row lock
- * taken here also serialises concurrent settlements of the same campaign.
+ * stamps goal_reached_at the first time the raised total reaches the goal, and first_paid_at the
+ * first time a gift is paid (a positive donation_count; never cleared, so a refund does not undo
+ * "has collected money"). The row lock taken here also serialises concurrent settlements of the
+ * same campaign.
  */
 export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string, d: CounterDelta): Promise<CounterResult> {
   const { rows } = await trx.raw(
@@ -31,12 +33,13 @@ export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string
         donation_count = f.donation_count + ?,
         donor_count = f.donor_count + ?,
         goal_reached_at = case when f.goal_reached_at is null and f.goal_amount_cents > 0
-                                    and f.raised_cents + ? >= f.goal_amount_cents then now() else f.goal_reached_at end
+                                    and f.raised_cents + ? >= f.goal_amount_cents then now() else f.goal_reached_at end,
+        first_paid_at = case when f.first_paid_at is null and ? > 0 then now() else f.first_paid_at end
        from before
       where f.id = ?
       returning f.owner_user_id, f.org_id, f.raised_cents, f.goal_amount_cents,
                 (before.goal_reached_at is null and f.goal_reached_at is not null) as goal_reached_now`,
-    [fundraiserId, d.raised_cents ?? 0, d.tips_cents ?? 0, d.donation_count ?? 0, d.donor_count ?? 0, d.raised_cents ?? 0, fundraiserId],
+    [fundraiserId, d.raised_cents ?? 0, d.tips_cents ?? 0, d.donation_count ?? 0, d.donor_count ?? 0, d.raised_cents ?? 0, d.donation_count ?? 0, fundraiserId],
   );
   const r = rows[0];
   if (!r) throw new Error(`fundraiser ${fundraiserId} not found for counters`);

@@ -38,6 +38,8 @@ export interface FundraiserRow {
   end_date: Date | string | null;
   approved_at: Date | null;
   goal_reached_at: Date | null;
+  /** When the first gift was paid (stamped with the counters); set means the campaign has collected money. */
+  first_paid_at: Date | null;
   cover_tint: string | null;
   raised_cents: number;
   donor_count: number;
@@ -90,7 +92,7 @@ const ROW_COLUMNS = [
   'id', 'owner_user_id', 'org_id', 'title', 'slug', 'summary', 'story_html', 'goal_amount_cents', 'currency', 'status',
   'visibility', 'type', 'is_project', 'category_id', 'tags', 'cover_image', 'cover_image_focal_x', 'cover_image_focal_y',
   'images', 'video_url', 'location', 'location_lat', 'location_lng', 'location_label', 'beneficiary_name',
-  'beneficiary_contact', 'source_language', 'end_date', 'approved_at', 'goal_reached_at', 'cover_tint', 'raised_cents',
+  'beneficiary_contact', 'source_language', 'end_date', 'approved_at', 'goal_reached_at', 'first_paid_at', 'cover_tint', 'raised_cents',
   'donor_count', 'donation_count', 'shares_count', 'submitted_at', 'reviewed_at', 'reviewed_by',
   'review_rejection_reasons', 'deleted_at', 'created_at', 'updated_at', 'outcome_report',
 ] as const satisfies ReadonlyArray<keyof FundraiserRow>;

@@ -5,7 +5,7 @@ import { PUBLIC_READ_MAX_AGE, prepareAnswer, sendPrepared, type PreparedAnswer }
 import type { ReadOutcome } from '../../http/read-cache';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
-import { giftImpact, giftsByChannel } from '../referrals';
+import type { Db } from '../../db/knex';
 import { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 import * as repo from './fundraisers.repo';
 import {
@@ -116,146 +116,160 @@ active -> paused | ended; paused -> active (resume) | ended; active/paused/ended
 collected money (409 FUNDS_COLLECTED); pending and rejected change only through staff review; any other move 409
 INVALID_STATUS_TRANSITION. Content edits re-run the review; on a live campaign a blocking result refuses the edit (403).`;
 
-export default defineRoutes(
-  '/fundraisers',
-  [
-    route({
-      method: 'post',
-      path: '/',
-      summary: 'Create a fundraiser (draft, or publish through the gate)',
-      description: CREATE_DOC,
-      auth: 'required',
-      flag: 'features.fundraiser_creation',
-      body: createBody,
-      status: 201,
-      response: fundraiserEnvelope,
-      errors: [403],
-      handler: async ({ ctx, actor, body }) => {
-        const row = await service.createFundraiser(ctx, actor, body);
-        ctx.readCache?.invalidate(row.id);
-        return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
-      },
-    }),
-    route({
-      method: 'get',
-      path: '/slug/:slug',
-      summary: 'Fundraiser by slug, with the slug-only fields',
-      description:
-        'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner. ' + CACHE_DOC,
-      auth: 'optional',
-      limiters: ['public'],
-      params: slugParams,
-      query: detailQuery,
-      response: fundraiserEnvelope,
-      errors: [404],
-      handler: ({ req, res, ctx, actor, params, query }) => detailRead(req, res, ctx, actor, { slug: params.slug }, query.lang, true),
-    }),
-    route({
-      method: 'get',
-      path: '/:id',
-      summary: 'Fundraiser by id',
-      description:
-        'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation. ' + CACHE_DOC,
-      auth: 'optional',
-      limiters: ['public'],
-      params: idParams,
-      query: detailQuery,
-      response: fundraiserEnvelope,
-      errors: [404],
-      handler: ({ req, res, ctx, actor, params, query }) => detailRead(req, res, ctx, actor, { id: params.id }, query.lang, false),
-    }),
-    route({
-      method: 'patch',
-      path: '/:id',
-      summary: 'Update a fundraiser (owner only); status publishes, sends to review, pauses, resumes or ends',
-      description: UPDATE_DOC,
-      auth: 'required',
-      policy: ownsFundraiser,
-      params: idParams,
-      body: updateBody,
-      response: fundraiserEnvelope,
-      errors: [403, 404, 409],
-      handler: async ({ req, ctx, actor, body }) => {
-        const row = await service.updateFundraiser(ctx, actor, ownedFundraiser(req), body);
-        // Committed: this instance drops its copies before answering (others on the notification).
-        ctx.readCache?.invalidate(row.id);
-        return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
-      },
-    }),
-    route({
-      method: 'delete',
-      path: '/:id',
-      summary: 'Soft-delete a fundraiser (owner only)',
-      description: '400 FUNDS_COLLECTED when the campaign has collected funds; 404 for anyone but the owner and for deleted campaigns.',
-      auth: 'required',
-      policy: ownsFundraiser,
-      params: idParams,
-      response: deletedSchema,
-      errors: [404],
-      handler: async ({ req, ctx }) => {
-        const out = await service.deleteFundraiser(ctx, ownedFundraiser(req));
-        ctx.readCache?.invalidate(out.id);
-        return out;
-      },
-    }),
-    route({
-      method: 'get',
-      path: '/:id/stats',
-      summary: 'Fundraiser money stats',
-      auth: 'optional',
-      limiters: ['public'],
-      params: idParams,
-      response: statsSchema,
-      errors: [404],
-      handler: ({ req, res, ctx, actor, params }) => statsRead(req, res, ctx, actor, params.id),
-    }),
-    route({
-      method: 'get',
-      path: '/:id/share-channels',
-      summary: 'Shares, visits and gifts per share channel (bare object)',
-      description:
-        'Channels: facebook, x, whatsapp, telegram, email, sms, linkedin, copy_link, qr, other; every one is present with zeros. total sums every channel plus unattributed (visits through shared links whose channel is unknown).',
-      auth: 'optional',
-      params: idParams,
-      response: shareChannelsSchema,
-      errors: [404],
-      handler: async ({ ctx, actor, params }) => {
-        const row = await service.readable(ctx, actor, { id: params.id });
-        return repo.shareChannelStats(ctx.db, row.id, await giftsByChannel(ctx.db, row.id));
-      },
-    }),
-    route({
-      method: 'post',
-      path: '/:id/shares',
-      summary: 'Track a share event',
-      description: 'Records the signed-in sharer, else an anonymous share; increments shares_count. channel is one of the share-channels names.',
-      auth: 'optional',
-      params: idParams,
-      body: shareBody,
-      status: 201,
-      response: shareCreatedSchema,
-      errors: [404],
-      handler: async ({ ctx, actor, params, body }) => {
-        const row = await service.readable(ctx, actor, { id: params.id });
-        const shares_count = await ctx.db.transaction((trx) => repo.recordShare(trx, row.id, actor?.userId ?? null, body.channel));
-        return { data: { fundraiser_id: row.id, channel: body.channel, shares_count } };
-      },
-    }),
-    route({
-      method: 'get',
-      path: '/:id/share-impact',
-      summary: 'All-time impact of shared links',
-      description: 'visits via shared links, visits via endorsers\' links, paid non-self-referred gifts; zeros if unshared.',
-      auth: 'optional',
-      params: idParams,
-      response: shareImpactSchema,
-      errors: [404],
-      handler: async ({ ctx, actor, params }) => {
-        const row = await service.readable(ctx, actor, { id: params.id });
-        return { data: await repo.shareImpact(ctx.db, row.id, await giftImpact(ctx.db, row.id)) };
-      },
-    }),
-  ],
-  { tag: 'fundraisers' },
-);
+/** The referral counts the share stats show; referrals publishes them (it reads fundraisers, so it is passed in, not imported). */
+export interface ShareGiftReads {
+  giftsByChannel: (db: Db, fundraiserId: string) => Promise<repo.AttributedGifts>;
+  giftImpact: (db: Db, fundraiserId: string) => Promise<{ donations: number; raised_cents: number }>;
+}
+
+/** The /fundraisers route table; src/modules/index.ts passes the referral reads. */
+export function fundraisersRoutes({ giftsByChannel, giftImpact }: ShareGiftReads) {
+  return defineRoutes(
+    '/fundraisers',
+    [
+      route({
+        method: 'post',
+        path: '/',
+        summary: 'Create a fundraiser (draft, or publish through the gate)',
+        description: CREATE_DOC,
+        auth: 'required',
+        flag: 'features.fundraiser_creation',
+        body: createBody,
+        status: 201,
+        response: fundraiserEnvelope,
+        errors: [403],
+        handler: async ({ ctx, actor, body }) => {
+          const row = await service.createFundraiser(ctx, actor, body);
+          ctx.readCache?.invalidate(row.id);
+          return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/slug/:slug',
+        skipGlobalLimiter: true,
+        summary: 'Fundraiser by slug, with the slug-only fields',
+        description:
+          'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner. ' + CACHE_DOC,
+        auth: 'optional',
+        limiters: ['public'],
+        params: slugParams,
+        query: detailQuery,
+        response: fundraiserEnvelope,
+        errors: [404],
+        handler: ({ req, res, ctx, actor, params, query }) => detailRead(req, res, ctx, actor, { slug: params.slug }, query.lang, true),
+      }),
+      route({
+        method: 'get',
+        path: '/:id',
+        skipGlobalLimiter: true,
+        summary: 'Fundraiser by id',
+        description:
+          'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation. ' + CACHE_DOC,
+        auth: 'optional',
+        limiters: ['public'],
+        params: idParams,
+        query: detailQuery,
+        response: fundraiserEnvelope,
+        errors: [404],
+        handler: ({ req, res, ctx, actor, params, query }) => detailRead(req, res, ctx, actor, { id: params.id }, query.lang, false),
+      }),
+      route({
+        method: 'patch',
+        path: '/:id',
+        summary: 'Update a fundraiser (owner only); status publishes, sends to review, pauses, resumes or ends',
+        description: UPDATE_DOC,
+        auth: 'required',
+        policy: ownsFundraiser,
+        params: idParams,
+        body: updateBody,
+        response: fundraiserEnvelope,
+        errors: [403, 404, 409],
+        handler: async ({ req, ctx, actor, body }) => {
+          const row = await service.updateFundraiser(ctx, actor, ownedFundraiser(req), body);
+          // Committed: this instance drops its copies before answering (others on the notification).
+          ctx.readCache?.invalidate(row.id);
+          return { data: await buildDetail(ctx, row, { actor, slugRead: false }) };
+        },
+      }),
+      route({
+        method: 'delete',
+        path: '/:id',
+        summary: 'Soft-delete a fundraiser (owner only)',
+        description: '400 FUNDS_COLLECTED when the campaign has collected funds; 404 for anyone but the owner and for deleted campaigns.',
+        auth: 'required',
+        policy: ownsFundraiser,
+        params: idParams,
+        response: deletedSchema,
+        errors: [404],
+        handler: async ({ req, ctx }) => {
+          const out = await service.deleteFundraiser(ctx, ownedFundraiser(req));
+          ctx.readCache?.invalidate(out.id);
+          return out;
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/:id/stats',
+        skipGlobalLimiter: true,
+        summary: 'Fundraiser money stats',
+        auth: 'optional',
+        limiters: ['public'],
+        params: idParams,
+        response: statsSchema,
+        errors: [404],
+        handler: ({ req, res, ctx, actor, params }) => statsRead(req, res, ctx, actor, params.id),
+      }),
+      route({
+        method: 'get',
+        path: '/:id/share-channels',
+        skipGlobalLimiter: true,
+        summary: 'Shares, visits and gifts per share channel (bare object)',
+        description:
+          'Channels: facebook, x, whatsapp, telegram, email, sms, linkedin, copy_link, qr, other; every one is present with zeros. total sums every channel plus unattributed (visits through shared links whose channel is unknown).',
+        auth: 'optional',
+        params: idParams,
+        response: shareChannelsSchema,
+        errors: [404],
+        handler: async ({ ctx, actor, params }) => {
+          const row = await service.readable(ctx, actor, { id: params.id });
+          return repo.shareChannelStats(ctx.db, row.id, await giftsByChannel(ctx.db, row.id));
+        },
+      }),
+      route({
+        method: 'post',
+        path: '/:id/shares',
+        summary: 'Track a share event',
+        description: 'Records the signed-in sharer, else an anonymous share; increments shares_count. channel is one of the share-channels names.',
+        auth: 'optional',
+        params: idParams,
+        body: shareBody,
+        status: 201,
+        response: shareCreatedSchema,
+        errors: [404],
+        handler: async ({ ctx, actor, params, body }) => {
+          const row = await service.readable(ctx, actor, { id: params.id });
+          const shares_count = await ctx.db.transaction((trx) => repo.recordShare(trx, row.id, actor?.userId ?? null, body.channel));
+          return { data: { fundraiser_id: row.id, channel: body.channel, shares_count } };
+        },
+      }),
+      route({
+        method: 'get',
+        path: '/:id/share-impact',
+        skipGlobalLimiter: true,
+        summary: 'All-time impact of shared links',
+        description: 'visits via shared links, visits via endorsers\' links, paid non-self-referred gifts; zeros if unshared.',
+        auth: 'optional',
+        params: idParams,
+        response: shareImpactSchema,
+        errors: [404],
+        handler: async ({ ctx, actor, params }) => {
+          const row = await service.readable(ctx, actor, { id: params.id });
+          return { data: await repo.shareImpact(ctx.db, row.id, await giftImpact(ctx.db, row.id)) };
+        },
+      }),
+    ],
+    { tag: 'fundraisers' },
+  );
+}
 

@@ -8,8 +8,7 @@ import { resolveLocation } from '../../integrations/geo';
 import type { ReviewResult } from '../../integrations/review';
 import { saveReview } from '../../integrations/review/review.repo';
 import { enqueue } from '../../infra/jobs';
-import { invalidateListTotals } from '../discovery';
-import { hasCollectedMoney } from '../donations';
+import { invalidateListTotals } from '../../infra/list-totals-version';
 import { requireOrgPermissionById } from '../organizations';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
@@ -162,6 +161,11 @@ function changed(row: FundraiserRow, columns: Record<string, unknown>, key: stri
   return JSON.stringify(before ?? null) !== JSON.stringify(after ?? null) && !(typeof before === 'number' && Number(after) === before);
 }
 
+/** Any gift was ever paid (first_paid_at is stamped with the counters and never cleared). */
+function hasCollectedMoney(row: FundraiserRow): boolean {
+  return Number(row.raised_cents) > 0 || row.first_paid_at != null;
+}
+
 /** PATCH /fundraisers/:id: field edits plus the owner's status transitions (`row` passed the ownsFundraiser policy). */
 export async function updateFundraiser(ctx: AppContext, actor: Actor, row: FundraiserRow, body: UpdateBody): Promise<FundraiserRow> {
   const owner = await ownerOf(ctx, actor);
@@ -170,7 +174,7 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, row: Fundr
   if (!draftOnlyEdit) requireVerifiedEmail({ emailVerified: owner.email_verified });
 
   // Once any gift was paid the campaign has collected money, even if it was refunded since.
-  const collected = Number(row.raised_cents) > 0 || (await hasCollectedMoney(ctx.db, row.id));
+  const collected = hasCollectedMoney(row);
   const plan = planTransition(row.status, to, collected);
   const columns = await columnsFor(ctx, body);
   const merged = { ...row, ...columns } as Record<string, unknown>;
@@ -223,7 +227,7 @@ export async function updateFundraiser(ctx: AppContext, actor: Actor, row: Fundr
 
 /** DELETE /fundraisers/:id: soft delete by the owner (`row` passed the ownsFundraiser policy); refused once money was collected. */
 export async function deleteFundraiser(ctx: AppContext, row: FundraiserRow): Promise<{ message: string; id: string }> {
-  if (Number(row.raised_cents) > 0 || (await hasCollectedMoney(ctx.db, row.id))) {
+  if (hasCollectedMoney(row)) {
     throw new ApiError(400, 'Bad request', 'A campaign that has collected funds cannot be deleted', { code: 'FUNDS_COLLECTED' });
   }
   await repo.update(ctx.db, row.id, { deleted_at: ctx.db.fn.now() });

@@ -11,7 +11,7 @@ export { readable } from './reads';
 export { fundraiserDetail, fundraiserEnvelope, isLang, SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
 export { adjustCounters, type CounterDelta, type CounterResult } from './counters';
 export { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
-export { plainText, sanitizeStory } from './story-html';
+export { sanitizeStory } from './story-html';
 export { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 export { forgetTrustStatus } from './trust-status';
 export { profileReadiness } from './publish-gate';

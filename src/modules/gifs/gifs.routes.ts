@@ -14,6 +14,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/trending',
+      skipGlobalLimiter: true,
       summary: 'Trending GIFs',
       description: COMMON,
       auth: 'optional',
@@ -27,6 +28,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/search',
+      skipGlobalLimiter: true,
       summary: 'Search GIFs',
       description: `q is whitespace-collapsed and cut to ${TERM_MAX} characters (an empty term answers \`{ data: [] }\`). ${COMMON}`,
       auth: 'optional',

@@ -6,7 +6,8 @@ import type { Actor } from '../../http/actor';
 import { hasRole } from '../../http/auth-rules';
 import { ApiError, notFound } from '../../http/errors';
 import { contentTypeOfKey, extensionFor } from '../../integrations/storage';
-import { plainText, sanitizeStory, updateFundraiserRow, type FundraiserRow, type OutcomeReport } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
+import { sanitizeStory, updateFundraiserRow, type FundraiserRow, type OutcomeReport } from '../fundraisers';
 import { cut, reencode } from './images';
 import * as repo from './media.repo';
 import {

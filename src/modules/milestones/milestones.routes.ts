@@ -41,6 +41,7 @@ export default defineRoutes(
       method: 'get',
       // One parameter name per position across modules (`/fundraisers/:id/...`).
       path: '/fundraisers/:id/milestones',
+      skipGlobalLimiter: true,
       summary: 'Milestones of a campaign ({ milestones })',
       description: `The rows of GET /projects/{fundraiserId}/milestones wrapped as { milestones }. ${ORDER}`,
       auth: 'optional',

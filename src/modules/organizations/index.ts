@@ -9,7 +9,10 @@ import { findOrganization } from './organizations.policy';
 import { firstOwner, setVerified } from './organizations.repo';
 
 export type { OrgRow } from './organizations.repo';
-export { findOrganization, orgNotFound, orgsWherePermitted, requireOrgPermissionById } from './organizations.policy';
+export { findOrganization, orgAccess, orgNotFound, orgPermission, orgsWherePermitted, requireOrgPermissionById } from './organizations.policy';
+// For org-admin routes that live in the module owning their data (payouts' org payouts read).
+export { ADMIN_DOC as ORG_ADMIN_DOC } from './org-admin.shared';
+export { pageQuery as orgAdminPageQuery, slugParams as orgSlugParams } from './organizations.schemas';
 
 /** The organization's first owner (null for an organization without one, which the member rules never leave). */
 export function organizationHolderUserId(db: Db | Knex.Transaction, orgId: string): Promise<string | null> {

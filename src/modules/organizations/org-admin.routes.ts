@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
-import { organizationPayouts, organizationPayoutsAnswer } from '../payouts';
 import * as reads from './org-reads.repo';
 import { orgAccess, orgPermission } from './organizations.policy';
 import * as repo from './organizations.repo';
@@ -15,7 +14,6 @@ import {
   orgEnvelope,
   orgFundraiser,
   organization,
-  pageQuery,
   paged,
   slugParams,
 } from './organizations.schemas';
@@ -112,19 +110,6 @@ export default defineRoutes(
           pagination: page(query.limit, query.offset, total),
         };
       },
-    }),
-    route({
-      method: 'get',
-      path: '/:slug/payouts',
-      summary: "Payouts of the organization's connected account",
-      description: `${ADMIN_DOC} Newest first, paged; \`earnings\` are its campaigns' (as \`GET /payouts/earnings\` reckons a person's); \`account\` is the organization's connected account (null before onboarding: \`POST /processor/connect/onboarding { organization_id }\`, which needs org.manage_payouts).`,
-      auth: 'required',
-      policy: orgPermission('org.read_payouts'),
-      params: slugParams,
-      query: pageQuery,
-      response: organizationPayoutsAnswer,
-      errors: [404],
-      handler: async ({ req, ctx, query }) => organizationPayouts(ctx, orgAccess(req).org.id, query.limit, query.offset),
     }),
     route({
       method: 'get',

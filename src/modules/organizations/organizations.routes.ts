@@ -29,6 +29,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/',
+      skipGlobalLimiter: true,
       summary: 'Organizations',
       description: 'Every organization, by name; `q` matches the name or slug (case-insensitive substring). Paged `{ data, pagination }`.',
       auth: 'none',
@@ -58,6 +59,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:idOrSlug',
+      skipGlobalLimiter: true,
       summary: 'An organization by id or slug',
       auth: 'none',
       limiters: ['public'],
@@ -72,6 +74,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:idOrSlug/stats',
+      skipGlobalLimiter: true,
       summary: "An organization's public numbers",
       description:
         'Over its publicly readable campaigns (live, not private, not deleted): `total_raised_cents` (their raised totals), `fundraiser_count`, `donor_count` (distinct donors); `member_count` counts its members. Child organizations are not included (their own stats read has them).',
@@ -88,6 +91,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:idOrSlug/members',
+      skipGlobalLimiter: true,
       summary: "An organization's members",
       description: 'Public profile card and role of each member (owners, then admins, then viewers); never an email; members with a private profile or an inactive account are left out. Paged.',
       auth: 'none',
@@ -105,6 +109,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:idOrSlug/updates',
+      skipGlobalLimiter: true,
       summary: "Project updates of an organization's campaigns",
       description: 'Updates posted on its public campaigns (live, not deleted), newest first; withdrawn updates are left out, and so are unlisted campaigns (readable with their link only, never listed). Paged.',
       auth: 'none',
@@ -135,6 +140,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:idOrSlug/documents/public',
+      skipGlobalLimiter: true,
       summary: "An organization's public documents",
       description: 'Documents its admins marked public, newest first; each `url` downloads the PDF. Paged.',
       auth: 'none',
@@ -152,6 +158,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/:idOrSlug/documents/:documentId',
+      skipGlobalLimiter: true,
       summary: 'Download a public document',
       description: 'The PDF of a public document. A private or unknown document answers 404 (private ones are read through org admin).',
       auth: 'none',

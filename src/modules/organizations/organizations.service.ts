@@ -6,7 +6,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError, badRequest } from '../../http/errors';
 import { missingToGrant, permissionDenied, type OrgRole } from '../../http/permissions';
 import { requireVerifiedEmail } from '../../http/verified-email';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { DOCUMENT_MAX_BYTES, documentKey, putDocument, removeDocument } from './documents.storage';
 import type { OrgAccess } from './organizations.policy';
 import { orgNotFound, requireOrgPermissionById } from './organizations.policy';

@@ -12,6 +12,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/earnings',
+      skipGlobalLimiter: true,
       summary: 'Your earnings across your campaigns',
       description:
         'Integer cents from the ledger over your own campaigns (in the currency most of them use): `total_cents` gross raised (gifts less refunds and disputes), `fees_cents` processor and platform fees, `available_cents` in your connected account not yet paid out, `withdrawn_cents` paid out, `pending_cents` the rest still owed. Without an active connected account: available 0, withdrawn 0, pending = total. Any `userId` query is ignored.',
@@ -23,6 +24,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/earnings/pending-breakdown',
+      skipGlobalLimiter: true,
       summary: 'Pending earnings per campaign',
       description:
         'Campaigns with money not yet in your connected account. `available_on` (YYYY-MM-DD) is when the processor makes it available; null without an active connected account (it waits for onboarding).',

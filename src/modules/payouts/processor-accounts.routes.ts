@@ -9,6 +9,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/accounts',
+      skipGlobalLimiter: true,
       summary: 'Your connected (payout) accounts',
       description: 'Your own account (if any), then the accounts of organizations where you hold org.manage_payouts.',
       auth: 'required',
@@ -19,6 +20,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/connect/onboarding',
+      skipGlobalLimiter: true,
       summary: 'Start or resume Connect onboarding',
       description:
         'Creates your connected account once (repeated calls resume the same account) and answers a fresh onboarding link; the processor returns you to the site (`{site_url}/settings/payouts`). `organization_id` onboards that organization\'s account instead: it needs org.manage_payouts there (unknown organization 404 `Organization not found`, else 403 `Requires permission: org.manage_payouts`).',
@@ -33,6 +35,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/connect/status',
+      skipGlobalLimiter: true,
       summary: 'A connected account\'s status',
       description:
         'One account row, first brought up to date from the processor. `account_id` defaults to your own account; an organization\'s account needs org.manage_payouts there; an account you cannot manage, or none, answers 404.',
@@ -47,6 +50,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/connect/dashboard-link',
+      skipGlobalLimiter: true,
       summary: 'A link to the processor\'s dashboard for your account',
       description: '`account_id` defaults to your own account; an organization\'s account needs org.manage_payouts there; an account you cannot manage, or none, answers 404.',
       auth: 'required',

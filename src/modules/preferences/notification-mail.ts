@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { queueComposedMail, toLocale } from '../../integrations/mail';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { findNotification } from '../notifications';
 import { emailEnabled } from './preferences.service';
 import { MAIL_WORDS, TYPE_LABELS, isNotificationType } from './preferences.types';

@@ -15,6 +15,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/profiles/slug-availability',
+      skipGlobalLimiter: true,
       summary: 'Is a profile slug free?',
       description:
         'The slug is trimmed and lower-cased, then checked: `^[a-z0-9][a-z0-9-]{2,39}$` (reason `invalid`), not a reserved word (`reserved`), not held by another account (`taken`). Your own current slug is available to you.',
@@ -30,6 +31,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/profiles/:idOrSlug',
+      skipGlobalLimiter: true,
       summary: 'A public profile',
       description: 'By uuid or slug. A private profile, an inactive account and an unknown one answer 404 to everyone but the account itself.',
       auth: 'optional',
@@ -42,6 +44,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/profiles/:idOrSlug/badges',
+      skipGlobalLimiter: true,
       summary: 'Trust badges of a profile',
       description:
         'Bare `{ badges }`, newest first. Badges derive from public facts: `verified_email`, `staff` and `ambassador` (dated from the account: role grants carry no date), `first_campaign` (a public campaign went live), `first_gift` (the first paid gift that was not anonymous), `goal_reached` (a public campaign reached its goal), `endorser` (first endorsement of a public campaign). Labels follow `lang`. A private profile lists none to anyone but its owner; 404 when the profile does not exist.',
@@ -56,6 +59,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/profiles/:idOrSlug/campaigns',
+      skipGlobalLimiter: true,
       summary: 'Campaigns of a profile',
       description:
         '`{ data }`: the profile\'s own campaigns (`is_endorsed: false`) and those it endorsed (`is_endorsed: true`), newest first (by creation or endorsement), at most `limit` (1 to 100, default 20). Visitors see public campaigns that are active or ended; the owner also sees their own drafts, pending, paused, unlisted and private ones (never rejected or deleted). Endorsed campaigns show only while public and active or ended. A private profile lists nothing to others. Titles and summaries follow `lang` where a translation exists.',

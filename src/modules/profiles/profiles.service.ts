@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import type { Locale } from '../../integrations/mail';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import { findProfile, slugHolder, updateProfile, type ProfilePatch, type ProfileRow } from '../idp';
 import { BADGE_LABELS, RESERVED_SLUGS } from './profiles.copy';
 import { isSelf, profileExistsFor, profileOpenTo } from './profiles.policy';

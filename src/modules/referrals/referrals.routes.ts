@@ -10,6 +10,7 @@ export default defineRoutes(
     route({
       method: 'post',
       path: '/clicks',
+      skipGlobalLimiter: true,
       summary: 'Record a click on a referral link',
       description:
         '`ref` is the referrer\'s profile slug or a share code; `channel` one of the share-channels names. The campaign must ' +

@@ -3,7 +3,7 @@ import { defineRoutes, route, uuid } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { pageLimit, pageOffset } from '../../http/schema-helpers';
 import { requireVerifiedEmail } from '../../http/verified-email';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 import * as repo from './reports.repo';
 
 const targetType = z.enum(['fundraiser', 'comment', 'update', 'user']);

@@ -11,6 +11,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/',
+      skipGlobalLimiter: true,
       summary: 'Search campaigns, people, organizations and donors',
       description:
         '`{ data: { campaigns, users, orgs, donors }, query }`; the lists of scopes not asked for are empty, and q shorter ' +

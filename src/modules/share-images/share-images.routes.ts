@@ -38,6 +38,7 @@ const image = (format: CampaignFormat, file: string, size: string, summary: stri
   route({
     method: 'get',
     path: `/fundraisers/slug/:slug/${file}`,
+    skipGlobalLimiter: true,
     summary: `${summary} (${size} PNG)`,
     description: CAMPAIGN_DOC,
     auth: 'none',
@@ -59,6 +60,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/fundraisers/slug/:slug/share-kit.zip',
+      skipGlobalLimiter: true,
       summary: 'Campaign share kit: og.png, poster.png and story.png in one zip',
       description: CAMPAIGN_DOC + ' Downloaded as `<slug>-share-kit.zip`.',
       auth: 'none',
@@ -76,6 +78,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/profiles/:idOrSlug/share-image.png',
+      skipGlobalLimiter: true,
       summary: 'Profile share image (1200x630 PNG)',
       description:
         `Name, handle, bio and avatar (when the service stores it) of a public profile; private, missing and inactive accounts 404 (checked on every request, so making a profile private takes effect at once). lang picks the labels (default en). Cached ${PROFILE_TTL_S} s; \`Cache-Control: public, max-age=${PROFILE_TTL_S}\`, ETag.`,

@@ -15,6 +15,7 @@ function likeRoute(method: 'put' | 'delete', summary: string, liked: boolean) {
   return route({
     method,
     path: '/projects/:fundraiserId/updates/:updateId/like',
+    skipGlobalLimiter: true,
     summary,
     description:
       'Idempotent; answers `{ like_count, liked }` after the write. No verified email needed. 404 for unknown or withdrawn updates, updates of another campaign, and campaigns the caller cannot read.',

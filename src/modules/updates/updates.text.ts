@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors';
-import { plainText } from '../fundraisers';
+import { plainText } from '../../infra/plain-text';
 
 function invalid(path: string, message: string): ApiError {
   return new ApiError(400, 'Validation failed', `${path}: ${message}`, { details: [{ path, message }] });

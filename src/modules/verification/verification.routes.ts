@@ -10,6 +10,7 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/verify-email',
+      skipGlobalLimiter: true,
       summary: 'Follow an emailed verification link (never JSON)',
       description:
         'Redirects (302) to `{site_url}/?verification=<outcome>`: success, invalid (no token), failed (unknown, used or expired link), contact_taken (the private contact address is already verified by another account) or error. Verifies the login address or the private contact address, whichever the link was sent for.',

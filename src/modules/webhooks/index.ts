@@ -1,3 +1,4 @@
 /** The processor webhook: signature check, exactly-once processing, dispatch by event type. */
 export { RetryLater, type WebhookHandler, type WebhookHandlerMap, type WebhookOutcome } from './webhooks.types';
 export { processEvent } from './webhooks.service';
+export { byKind } from './by-kind';
