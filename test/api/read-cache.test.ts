@@ -336,8 +336,12 @@ describe('with Redis', () => {
     extra.push(x.ctx.readCache, y.ctx.readCache);
     expect(await x.ctx.readCache.ready()).toBe(true);
     expect(await y.ctx.readCache.ready()).toBe(true);
+    const seen = [x, y].map((t) => t.ctx.readCache!.counts.invalidation);
     const f = await mk({ goal_amount_cents: 100_000 });
-    // The campaign's own insert notifies too: a fill overlapping that notification is not kept.
+    // The campaign's own insert notifies too: a fill overlapping that notification is not kept,
+    // and one arriving late (a loaded machine) would mark the shared entry stale, so both
+    // instances take it in before the fill.
+    await until('the insert notification', async () => [x, y].every((t, i) => t.ctx.readCache!.counts.invalidation > seen[i]!), 2_000, 5);
     await until('the shared fill', async () => (await slugRead(x, f), await redis!.exists(`${prefix}slug::${f.slug}`)) === 1, 2_000, 20);
     const first = await slugRead(x, f).expect(200);
     const n = await statementsDuring(async () => {

@@ -56,7 +56,8 @@ function alive(pid: number): boolean {
 
 async function startServer(dataDir: string, port: number): Promise<Running & { postgres: number }> {
   const srv = npm(['start'], baseEnv(dataDir, port));
-  await until('the server', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined), 45_000);
+  // A first start runs initdb and every migration (graphile-worker's too): generous on a loaded CI machine.
+  await until('the server', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined), 90_000);
   return { ...srv, postgres: postmasterPid(dataDir)! };
 }
 
@@ -126,5 +127,5 @@ describe('npm start lifecycle (embedded Postgres)', () => {
     expect(second.output()).not.toMatch(/Error|uncaught/i);
     expect(alive(second.postgres)).toBe(false);
     expect(postmasterPid(dataDir)).toBeNull();
-  }, 150_000);
+  }, 240_000);
 });
