@@ -3,7 +3,7 @@ import request from 'supertest';
 import { emit } from '../../src/events';
 import { etagOf } from '../../src/http/caching';
 import { h } from '../../src/modules/share-images';
-import { RenderPool } from '../../src/modules/share-images/render-pool';
+import { RenderPool, RENDERS_PER_THREAD } from '../../src/modules/share-images/render-pool';
 import { prerenderCampaign } from '../../src/modules/share-images/share-images.service';
 import { parseConfig } from '../../src/config';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
@@ -111,6 +111,18 @@ describe('render pool', () => {
     expect(pool.stats.threadIds.size).toBe(2);
     await pool.close();
   });
+
+  test('when a thread has rendered RENDERS_PER_THREAD images, then it is retired for a fresh one and every render still succeeds', async () => {
+    const pool = new RenderPool(1);
+    const node = h('div', { style: { display: 'flex', width: 40, height: 20, backgroundColor: '#15803d' } });
+    const renders = 2 * RENDERS_PER_THREAD + 1;
+    for (let i = 0; i < renders; i++) expect((await pool.render(node, 40, 20)).subarray(1, 4).toString()).toBe('PNG');
+    // What a thread keeps between renders is given back only when the thread ends (bench/memory.ts).
+    expect(pool.stats.retired).toBe(2);
+    expect(pool.stats.threadIds.size).toBe(3);
+    expect(pool.stats.rendered).toBe(renders);
+    await pool.close();
+  }, 60_000);
 
   test('when RENDER_THREADS is out of range, then the config is refused', () => {
     expect(parseConfig({ RENDER_THREADS: '2' }).RENDER_THREADS).toBe(2);

@@ -5,6 +5,12 @@ import type { RenderReply } from './render-worker';
 
 /** A render that has not answered by then is abandoned and its thread replaced (a stuck layout must not pin a slot). */
 const RENDER_TIMEOUT_MS = 30_000;
+/**
+ * A thread is retired after this many renders (once idle) and a fresh one takes its place: what
+ * satori and resvg keep between renders (WebAssembly memory, native buffers) never shrinks inside
+ * a thread, and only ending the thread gives it back, so resident memory stays bounded.
+ */
+export const RENDERS_PER_THREAD = 20;
 
 // The worker's source sits beside this file: render-worker.ts under tsx and jest, .js once compiled.
 // An eval'd CommonJS boot loads it, registering tsx first for TypeScript, so no separate .js entry
@@ -24,6 +30,8 @@ interface Pending {
 interface Slot {
   worker: Worker;
   busy: number;
+  /** Renders handed to this thread so far. */
+  used: number;
 }
 
 /**
@@ -36,7 +44,7 @@ export class RenderPool {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   /** Renders answered, and the thread ids that answered them (tests check they are not the main thread). */
-  readonly stats = { rendered: 0, threadIds: new Set<number>() };
+  readonly stats = { rendered: 0, retired: 0, threadIds: new Set<number>() };
 
   constructor(readonly size: number) {}
 
@@ -60,17 +68,27 @@ export class RenderPool {
   }
 
   private pick(): Slot {
-    const idle = this.slots.find((s) => s.busy === 0);
-    if (idle) return idle;
-    if (this.slots.length < this.size) return this.spawn();
-    return this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
+    // Worn threads take no new work; the idle ones end now, the busy ones when they go idle.
+    for (const s of this.slots.filter((x) => x.used >= RENDERS_PER_THREAD && x.busy === 0)) this.retire(s);
+    const fresh = this.slots.filter((s) => s.used < RENDERS_PER_THREAD);
+    const idle = fresh.find((s) => s.busy === 0);
+    const slot = idle ?? (this.slots.length < this.size || fresh.length === 0 ? this.spawn() : fresh.reduce((a, b) => (b.busy < a.busy ? b : a)));
+    slot.used += 1;
+    return slot;
+  }
+
+  private retire(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i !== -1) this.slots.splice(i, 1);
+    this.stats.retired += 1;
+    void slot.worker.terminate();
   }
 
   private spawn(): Slot {
     const tsx = WORKER_FILE.endsWith('.ts') ? require.resolve('tsx/cjs/api') : null;
     const worker = new Worker(BOOT, { eval: true, workerData: { file: WORKER_FILE, tsx } });
     worker.unref();
-    const slot: Slot = { worker, busy: 0 };
+    const slot: Slot = { worker, busy: 0, used: 0 };
     worker.on('message', (m: RenderReply) => this.settle(slot, m));
     worker.on('error', (err) => this.fail(slot, err));
     worker.on('exit', (code) => this.fail(slot, new Error(`render thread exited (${code})`)));
@@ -84,7 +102,10 @@ export class RenderPool {
     this.pending.delete(m.id);
     clearTimeout(p.timer);
     slot.busy -= 1;
-    if (slot.busy === 0) slot.worker.unref();
+    if (slot.busy === 0) {
+      slot.worker.unref();
+      if (slot.used >= RENDERS_PER_THREAD) this.retire(slot);
+    }
     if ('error' in m) return p.reject(new Error(m.error));
     this.stats.rendered += 1;
     this.stats.threadIds.add(m.threadId);
