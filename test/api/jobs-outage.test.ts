@@ -5,6 +5,7 @@ import { closeDb, testDb } from '../helpers/app';
 import { until } from '../helpers/processes';
 import { createDb } from '../../src/db/knex';
 import { enqueue, JobWorker } from '../../src/infra/jobs';
+import { pendingJobs } from '../../src/jobs/admin';
 import { createLogger } from '../../src/infra/logger';
 
 // The worker reaches the test database through a TCP proxy this test can cut: the database
@@ -46,6 +47,9 @@ it('when the database goes away under a running worker, then it keeps retrying w
     worker.start();
     await enqueue(testDb(), task, { n: 1 });
     await until('the first job', async () => ran.length === 1, 20_000, 50);
+    // Its completion committed too: a cut while graphile-worker is still recording it would drop
+    // that statement's connection instead of testing a worker waiting for work.
+    await until('the first job completed', async () => (await pendingJobs(testDb(), task)).length === 0, 20_000, 50);
 
     cut();
     await enqueue(testDb(), task, { n: 2 });
