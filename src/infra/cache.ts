@@ -68,8 +68,10 @@ export class MemoryCache extends BaseCache {
       // One value may take at most a tenth of the cache, so a huge one cannot flush the rest.
       maxEntrySize: Math.max(1, Math.floor(maxBytes / 10)),
       sizeCalculation: (box) => Math.max(1, approxBytes(box.value)),
-      // Date.now, not performance.now: expiry follows the clock tests (and operators) see.
+      // Date.now, not performance.now: expiry follows the clock tests (and operators) see; read
+      // on every check (no 1 ms reuse of a cached "now", whose reset timer a busy loop delays).
       perf: { now: () => Date.now() },
+      ttlResolution: 0,
     });
   }
 
