@@ -1,11 +1,8 @@
-import { recordCache } from '../infra/metrics';
 import type { Request, Response } from 'express';
-import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
 import { InvalidationListener } from '../infra/invalidation';
-import type { Logger } from '../infra/logger';
 import { sendPrepared, type PreparedAnswer } from './caching';
+import type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
 import { SharedLayer, type Entry } from './read-cache-shared';
 
 /**
@@ -29,32 +26,7 @@ import { SharedLayer, type Entry } from './read-cache-shared';
  * instance bumps on each notification: an entry is good only while the generation it was filled
  * under (read before the database) is current. Redis trouble only skips that layer.
  */
-export type ReadCacheEvent = 'hit' | 'stale_hit' | 'viewer_hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
-
-export interface ReadOutcome {
-  answer: PreparedAnswer;
-  /** false: the answer is per viewer or not public; sent, never stored. */
-  cacheable: boolean;
-  /** The campaign the answer shows (its changes drop it); null for list-like answers. */
-  fundraiserId: string | null;
-  /** The campaign's owner, when other signed-in viewers get these same bytes (see viewerCopy). */
-  ownerUserId?: string | null;
-}
-
-export interface ReadCacheOptions {
-  connection: string | pg.ClientConfig;
-  log: Logger;
-  redis?: Redis | null;
-  maxEntries?: number;
-  maxBytes?: number;
-  ttlMs?: number;
-  /** Upper bound on a Redis round trip before the shared layer is skipped for this read. */
-  redisTimeoutMs?: number;
-  /** How long after a notified change its stale entry may still answer while refilled (default 500 ms). */
-  staleMs?: number;
-  /** Key prefix in Redis (deployments or tests sharing a Redis). */
-  redisPrefix?: string;
-}
+export type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
 
 interface Change {
   seq: number;
@@ -62,7 +34,6 @@ interface Change {
   hard: boolean;
   at: number;
 }
-
 
 export class ReadCache {
   private readonly local: LRUCache<string, Entry>;
@@ -299,16 +270,4 @@ export class ReadCache {
     await this.listener.close();
     this.local.clear();
   }
-}
-
-const HIT_EVENTS: ReadonlySet<ReadCacheEvent> = new Set(['hit', 'stale_hit', 'viewer_hit']);
-
-/** The cache with its hits and misses counted in the Prometheus families (`read` and, for Redis, `read-shared`). */
-export function countedReadCache(cache: ReadCache): ReadCache {
-  cache.onEvent = (event) => {
-    if (HIT_EVENTS.has(event)) recordCache('read', true);
-    else if (event === 'miss') recordCache('read', false);
-    else if (event === 'shared_hit') recordCache('read-shared', true);
-  };
-  return cache;
 }

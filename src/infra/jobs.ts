@@ -1,21 +1,11 @@
-import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import pg from 'pg';
-import {
-  Logger as WorkerLogger,
-  parseCronItems,
-  run,
-  runMigrations,
-  runOnce,
-  type CronItem,
-  type JobHelpers,
-  type Runner,
-  type TaskList,
-  type WorkerEvents,
-} from 'graphile-worker';
+import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logger as WorkerLogger, type Runner, type TaskList } from 'graphile-worker';
+import { countingEvents, quietLogger, toCronItem, workerLogger, type CronEntry } from './jobs-adapters';
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
-import { recordJob } from './metrics';
+
+export type { CronEntry } from './jobs-adapters';
 
 /**
  * Background jobs on graphile-worker. `enqueue` adds a job with `graphile_worker.add_job` on the
@@ -106,27 +96,6 @@ export async function migrateJobSchema(db: Knex): Promise<void> {
   } finally {
     await pool.end();
   }
-}
-
-const quietLogger = new WorkerLogger(() => () => undefined);
-
-function workerLogger(log: Logger): WorkerLogger {
-  return new WorkerLogger((scope) => (level, message, meta) => {
-    const fields = { ...scope, ...(meta ?? {}) };
-    if (level === 'error') log.warn(fields, `jobs: ${message}`);
-    else if (level === 'warning') log.warn(fields, `jobs: ${message}`);
-    else if (level === 'info') log.info(fields, `jobs: ${message}`);
-    else log.debug(fields, `jobs: ${message}`);
-  });
-}
-
-export interface CronEntry {
-  /** Crontab time pattern, UTC: `*\/10 * * * *`. */
-  match: string;
-  task: string;
-  payload?: Record<string, unknown>;
-  /** Catch up a missed run that was due within this many seconds (e.g. after a deploy). */
-  backfillSeconds?: number;
 }
 
 export interface JobWorkerOptions {
@@ -292,14 +261,6 @@ export class JobWorker {
   }
 }
 
-/** Worker events feeding jobs_processed_total. */
-function countingEvents(): WorkerEvents {
-  const events: WorkerEvents = new EventEmitter();
-  events.on('job:success', ({ job }) => recordJob(job.task_identifier, 'succeeded'));
-  events.on('job:error', ({ job }) => recordJob(job.task_identifier, 'failed'));
-  return events;
-}
-
 function info(task: string, helpers: JobHelpers): JobInfo {
   return { id: String(helpers.job.id), queue: task, attempts: helpers.job.attempts, maxAttempts: helpers.job.max_attempts };
 }
@@ -309,14 +270,4 @@ function split(payload: unknown): { body: Record<string, unknown>; traceparent: 
   if (!(TRACE_KEY in p)) return { body: p, traceparent: undefined };
   const { [TRACE_KEY]: tp, ...body } = p;
   return { body, traceparent: typeof tp === 'string' ? tp : undefined };
-}
-
-function toCronItem(e: CronEntry): CronItem {
-  return {
-    task: e.task,
-    match: e.match,
-    identifier: `${e.task}@${e.match}`,
-    payload: e.payload ?? {},
-    options: { backfillPeriod: (e.backfillSeconds ?? 0) * 1000, maxAttempts: 3, jobKey: `cron:${e.task}`, jobKeyMode: 'replace' },
-  };
 }
