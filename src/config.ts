@@ -107,7 +107,9 @@ const schema = z.object({
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   // Bounds of the in-process cache (used when REDIS_URL is unset, and while Redis is unreachable).
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
-  CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(64),
+  CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(32),
+  // Bound of the read cache's bodies (READ_CACHE): with CACHE_MAX_MB, what the process may hold in caches.
+  READ_CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(32),
   // Share images (satori + resvg) render in this many worker threads per process; 0 = on the event loop (debugging only).
   RENDER_THREADS: z.coerce.number().int().min(0).max(4).default(1),
   // Uploads and generated images: local disk (STORAGE_DIR, default DATA_DIR/uploads, served under /media/) or an

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
@@ -11,8 +12,28 @@ export type Db = Knex;
 
 export const MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
 
+/**
+ * The migrations, named by their `.ts` file whether the process runs the sources (tsx) or the
+ * compiled `.js` beside them (`npm run build`): knex records each name, and a database migrated
+ * by either must read as up to date to the other.
+ */
+export class MigrationFiles implements Knex.MigrationSource<string> {
+  constructor(private readonly dir: string) {}
+  async getMigrations(): Promise<string[]> {
+    const names = fs.readdirSync(this.dir).filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'));
+    return [...new Set(names.map((f) => f.replace(/\.js$/, '.ts')))].sort();
+  }
+  getMigrationName(name: string): string {
+    return name;
+  }
+  async getMigration(name: string): Promise<Knex.Migration> {
+    const js = path.join(this.dir, name.replace(/\.ts$/, '.js'));
+    return require(fs.existsSync(js) ? js : path.join(this.dir, name));
+  }
+}
+
 export function migrationConfig(): Knex.MigratorConfig {
-  return { directory: MIGRATIONS_DIR, loadExtensions: ['.ts', '.js'], tableName: 'knex_migrations' };
+  return { migrationSource: new MigrationFiles(MIGRATIONS_DIR), tableName: 'knex_migrations' };
 }
 
 export interface DbOptions {

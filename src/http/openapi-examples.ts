@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Request, Response } from 'express';
 import type { ZodType } from 'zod';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../project-root';
 
 /**
  * Examples for the OpenAPI document, recorded from the test suite's own successful calls
@@ -15,7 +16,7 @@ export interface OperationExample {
   response?: unknown;
 }
 
-export const EXAMPLES_FILE = path.join(__dirname, '../../docs/openapi/examples.json');
+export const EXAMPLES_FILE = path.join(PROJECT_ROOT, 'docs/openapi/examples.json');
 
 /** `get /api/v1/fundraisers/{id}`: the operation's method and OpenAPI path. */
 export const exampleKey = (method: string, openApiPath: string) => `${method.toLowerCase()} ${openApiPath}`;

@@ -58,7 +58,7 @@ export class ReadCache {
     this.shared = new SharedLayer(opts.redis ?? null, opts.redisPrefix ?? 'readcache:', opts.redisTimeoutMs ?? 50, this.ttlMs);
     this.local = new LRUCache<string, Entry>({
       max: opts.maxEntries ?? 10_000,
-      maxSize: opts.maxBytes ?? 64 * 1024 * 1024,
+      maxSize: opts.maxBytes ?? 32 * 1024 * 1024,
       sizeCalculation: (e, key) => e.answer.body.length + key.length + 200,
       ttl: this.ttlMs,
       dispose: (e, key) => this.unindex(key, e),

@@ -41,7 +41,7 @@ export interface MemoryCacheBounds {
   maxBytes?: number;
 }
 
-export const DEFAULT_CACHE_BOUNDS = { maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 };
+export const DEFAULT_CACHE_BOUNDS = { maxEntries: 10_000, maxBytes: 32 * 1024 * 1024 };
 
 /** Rough resident size of a cached value: strings by length (base64 PNGs dominate), the rest as JSON. */
 export function approxBytes(value: unknown): number {

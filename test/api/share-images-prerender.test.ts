@@ -124,6 +124,27 @@ describe('render pool', () => {
     await pool.close();
   }, 60_000);
 
+  test('when renders arrive together while the only thread wears out, then they wait for its successor and no two threads are ever alive at once', async () => {
+    const pool = new RenderPool(1);
+    const node = h('div', { style: { display: 'flex', width: 40, height: 20, backgroundColor: '#15803d' } });
+    const pngs = await Promise.all(Array.from({ length: 2 * RENDERS_PER_THREAD + 5 }, () => pool.render(node, 40, 20)));
+    expect(pngs.every((p) => p.subarray(1, 4).toString() === 'PNG')).toBe(true);
+    expect(pool.stats.retired).toBe(2);
+    expect(pool.stats.peakThreads).toBe(1);
+    await pool.close();
+  }, 60_000);
+
+  test('when a thread has been idle for the idle period, then it ends and the next render starts another', async () => {
+    const pool = new RenderPool(1, 200);
+    const node = h('div', { style: { display: 'flex', width: 40, height: 20, backgroundColor: '#15803d' } });
+    await pool.render(node, 40, 20);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(pool.stats.retired).toBe(1);
+    await pool.render(node, 40, 20);
+    expect(pool.stats.threadIds.size).toBe(2);
+    await pool.close();
+  }, 30_000);
+
   test('when RENDER_THREADS is out of range, then the config is refused', () => {
     expect(parseConfig({ RENDER_THREADS: '2' }).RENDER_THREADS).toBe(2);
     expect(() => parseConfig({ RENDER_THREADS: '9' })).toThrow(/RENDER_THREADS/);
