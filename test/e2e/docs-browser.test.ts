@@ -1,21 +1,15 @@
-import fs from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { exampleKey, loadExamples } from '../../src/http/openapi-examples';
 import { closeDb, createTestApp } from '../helpers/app';
+import { DESKTOP, describeWithBrowser, HAS_CHROMIUM, launchChromium, PHONE, watchProblems, widthsOf } from '../helpers/browser';
 
 /**
  * The docs page (GET /api/v1/docs, Swagger UI) in a real headless Chromium, on a phone and on a
  * desktop, with every request outside the service refused: the page must work from the API's
  * own assets alone. Skipped, with a message, where the machine has no Chromium.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`docs-browser.test.ts skipped: no Chromium at ${CHROMIUM}`);
-const describeWithBrowser = HAS_CHROMIUM ? describe : describe.skip;
-
-const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
-const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
+const describeBrowser = describeWithBrowser('docs-browser.test.ts');
 const SCREENSHOT = '/tmp/docs-phone.png';
 // A host name, as readers reach the service, not 127.0.0.1: browsers and Swagger UI treat
 // loopback and localhost origins differently (a plain-http loopback origin counts as secure).
@@ -31,13 +25,7 @@ beforeAll(async () => {
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   origin = `http://${HOST}:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,
-    ],
-  });
+  browser = await launchChromium([HOST]);
 });
 
 afterAll(async () => {
@@ -46,43 +34,20 @@ afterAll(async () => {
   await closeDb();
 });
 
-interface Visit { page: Page; problems: string[]; close(): Promise<void> }
-
-/** Opens the docs page, recording every console error, page error, failed or refused request and 4xx/5xx answer. */
-async function openDocs(options: BrowserContextOptions): Promise<Visit> {
+/** Opens the docs page, recording what goes wrong (helpers/browser.ts watchProblems). */
+async function openDocs(options: BrowserContextOptions): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
   const context = await browser.newContext(options);
   const page = await context.newPage();
-  const problems: string[] = [];
-  // No outside network: anything not served by the API is refused, and counted.
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
-    problems.push(`outside request: ${url}`);
-    return route.abort();
-  });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (req) => problems.push(`failed: ${req.url()} ${req.failure()?.errorText ?? ''}`));
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${res.status()}: ${res.url()}`);
-  });
+  const problems = await watchProblems(page, [origin]);
   await page.goto(`${origin}/api/v1/docs`, { waitUntil: 'load' });
   await page.locator('.opblock-tag-section').first().waitFor();
   return { page, problems, close: () => context.close() };
 }
 
-/** How wide the page is laid out against the viewport (a string: this project's TypeScript has no DOM types). */
-const widthsOf = (page: Page) =>
-  page.evaluate<{ doc: number; body: number; viewport: number }>(
-    '({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, viewport: window.innerWidth })',
-  );
-
 /** The tag sections as rendered, top to bottom. */
 const renderedTags = (page: Page) => page.locator('.opblock-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag')));
 
-/** Opens the first tag and its operation `GET path`, and answers the operation's block. */
+/** Opens `tag` and its operation `GET path`, and answers the operation's block. */
 async function expandOperation(page: Page, tag: string, path: string) {
   await page.locator(`.opblock-tag[data-tag="${tag}"]`).click();
   const op = page.locator('.opblock-get').filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
@@ -91,7 +56,7 @@ async function expandOperation(page: Page, tag: string, path: string) {
   return op;
 }
 
-describeWithBrowser('the docs page in a real browser', () => {
+describeBrowser('the docs page in a real browser', () => {
   let tagOrder: string[];
 
   beforeAll(async () => {
