@@ -89,9 +89,13 @@ function headersSetBy(mw: RequestHandler, req: Partial<Request>): Array<[string,
  */
 function staticHeaders(config: AppContext['config'], modules: RouteModule[]): RequestHandler {
   // Helmet defaults, except that a service reached over plain http must not tell browsers to
-  // upgrade its own asset requests (the docs page would then fail to load its scripts).
+  // upgrade its own asset requests (the docs page would then fail to load its scripts), nor send
+  // Cross-Origin-Opener-Policy, which browsers ignore there with a console error on every page.
   const https = config.PUBLIC_URL.startsWith('https:');
-  const secure = headersSetBy(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }), {});
+  const secure = headersSetBy(
+    helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } }, crossOriginOpenerPolicy: https }),
+    {},
+  );
   const corsMw = cors({ origin: config.SITE_URL, credentials: true, exposedHeaders: EXPOSED_HEADERS });
   const corsHeaders = headersSetBy(corsMw, { method: 'GET', headers: {} });
   const site: RequestHandler = (req, res, next) => {

@@ -117,7 +117,11 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
   return def;
 }
 
-export const uuid = z.guid({ message: 'must be a uuid' });
+// The document shows the format (zod-to-openapi renders a bare guid as any string), so a reader
+// sees that `/fundraisers/{id}/stats` can never take `/fundraisers/slug/...`'s literal `slug`.
+export const uuid = z
+  .guid({ message: 'must be a uuid' })
+  .meta({ format: 'uuid', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
 export const idParams = z.object({ id: uuid });
 
 function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'body' | 'query' | 'params'): T {

@@ -1,50 +1,12 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
 import type { RouteDef, RouteModule } from './define-routes';
 import { idempotencyApplies } from './idempotency';
 import { exampleKey, loadExamples } from './openapi-examples';
+import { limiterNamesOf, responsesOf } from './openapi-responses';
 import { orderByTags } from './openapi-tags';
 
 export const API_VERSION = '3.1.2';
-
-const errorSchema = z
-  .object({
-    error: z.string(),
-    message: z.string(),
-    code: z.string().optional(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-    required_permission: z.string().optional(),
-    feature_key: z.string().optional(),
-    action: z.string().optional(),
-    request_id: z.string().optional(),
-  })
-  .passthrough()
-  // Named components, so clients (and readers) find the error shapes by name.
-  .meta({
-    id: 'Error',
-    description: 'Every error body: never wrapped; `details` (one `{ path, message }` per validation failure) on 400s, `feature_key` when a flag is off, `required_permission` on missing permissions, plus fields some operations name; `request_id` equals the answer\'s `X-Request-Id` (quote it in a bug report).',
-  });
-
-const rateLimitSchema = z
-  .object({ error: z.string(), retryAfter: z.number().int(), request_id: z.string().optional() })
-  .meta({
-    id: 'RateLimitError',
-    description: 'A 429 from a rate limiter: the message names the limiter; retryAfter is its window in seconds. Headers: RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After.',
-  });
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Validation failure or bad input',
-  401: 'Missing or invalid credential',
-  403: 'Not allowed (permission, flag, verified email, ...)',
-  404: 'Not found or not readable by the caller',
-  409: 'Conflict',
-  413: 'Body too large',
-  415: 'Body of a media type the operation does not take',
-  422: 'Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED)',
-  429: 'Rate limited',
-  500: 'Server error',
-  503: 'Dependency unavailable',
-};
 
 /** The header of every idempotent operation (decisions Part 3). */
 const idempotencyHeaders = z.object({
@@ -89,38 +51,10 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
   const full = (mod.root ? '' : '/api/v1') + mod.prefix + (r.path === '/' ? '' : r.path);
   const path = toOpenApiPath(full);
   const example = loadExamples()[exampleKey(r.method, path)];
-  const responses: RouteConfig['responses'] = {};
-  const ok = r.status ?? 200;
-  const okExample = example && example.status === ok && example.response !== undefined ? { example: example.response } : {};
   const bodyExample = example?.request !== undefined ? { example: example.request } : {};
-  responses[ok] = r.produces
-    ? {
-        description: 'Success',
-        // A JSON-like media type with a response schema shows the schema, not a binary string.
-        content: { [r.produces]: { schema: r.response && parts.has('response') ? (r.response as ZodType) : { type: 'string', format: 'binary' } } },
-      }
-    : r.response && parts.has('response')
-      ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType, ...okExample } } }
-      : { description: 'Success' };
-  const errs = new Set<number>([...(r.errors ?? []), 500]);
-  if (r.params || r.query || r.body) errs.add(400);
-  if ((r.body || r.consumes) && !r.rawBody) errs.add(415);
-  if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
-  if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
-  if (r.limiters?.length) errs.add(429);
+  const responses = responsesOf(mod, r, parts.has('response'), example);
   const idempotent = !mod.root && idempotencyApplies(r);
-  if (idempotent) {
-    errs.add(400);
-    errs.add(409);
-    errs.add(422);
-  }
-  for (const s of [...errs].sort()) {
-    responses[s] = {
-      description: STATUS_TEXT[s] ?? 'Error',
-      content: { 'application/json': { schema: s === 429 ? rateLimitSchema : errorSchema } },
-    };
-  }
-  const limiterNames = (r.limiters ?? []).map((l) => (typeof l === 'string' ? l : l.name));
+  const limiterNames = limiterNamesOf(mod, r);
   const notes = [
     r.description,
     `Auth: ${typeof r.auth === 'object' ? `role ${r.auth.role}` : r.auth}.`,

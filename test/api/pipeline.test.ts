@@ -55,7 +55,7 @@ const pick = (h: Record<string, unknown>, names: string[]) => Object.fromEntries
 function reference(https: boolean) {
   const ref = express();
   ref.disable('x-powered-by');
-  ref.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } } }));
+  ref.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: https ? [] : null } }, crossOriginOpenerPolicy: https }));
   ref.use(cors({ origin: 'http://site.test', credentials: true }));
   ref.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
   return ref;
@@ -68,6 +68,8 @@ describe('static security and CORS headers', () => {
     const theirs = await request(reference(https)).get('/healthz');
     expect(pick(ours.headers, HELMET_HEADERS)).toEqual(pick(theirs.headers, HELMET_HEADERS));
     expect(ours.headers['content-security-policy']).toBeDefined();
+    // Browsers ignore COOP on a plain-http origin and log an error for it on every page.
+    expect(ours.headers['cross-origin-opener-policy']).toBe(https ? 'same-origin' : undefined);
     const notFound = await request(app).get('/api/v1/nope');
     expect(pick(notFound.headers, HELMET_HEADERS)).toEqual(pick(theirs.headers, HELMET_HEADERS));
   });

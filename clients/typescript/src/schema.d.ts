@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * One achievement card
-         * @description The card by its public code: label (by `lang`), when, who earned it, the campaign when a guest may read it, the card page on the site and its share images. The earner always sees their card; others get 404 for an inactive account, a private profile, or an achievement that would reveal an anonymous gift. Auth: optional. Rate limiters: public.
+         * @description The card by its public code: label (by `lang`), when, who earned it, the campaign when a guest may read it, the card page on the site and its share images. The earner always sees their card; others get 404 for an inactive account, a private profile, or an achievement that would reveal an anonymous gift. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getAchievementsByCode"];
         put?: never;
@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * DMCA notices received (staff)
-         * @description Newest first, paged by offset; `status` filters (received, actioned). Each notice lists the take-downs made under it. Auth: role staff.
+         * @description Newest first, paged by offset; `status` filters (received, actioned). Each notice lists the take-downs made under it. Auth: role staff. Rate limiters: global.
          */
         get: operations["getAdminDmcaNotices"];
         put?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Take named media off a campaign under a DMCA notice (staff)
-         * @description Body `{ fundraiser_id, media_ids?, urls? }` (at least one item; up to 50 each). media_ids are the campaign's uploads; urls are URLs the campaign shows (cover, gallery, video) or its uploads' URLs. Anything the campaign does not hold or show answers 400 and nothing changes. The URLs leave the campaign's cover_image (and focal point), images and video_url, the uploads are deleted, files the service stores behind them are removed, each removal is recorded on the notice (which becomes `actioned`) and in the audit log. 404 for an unknown notice or campaign. Auth: role staff.
+         * @description Body `{ fundraiser_id, media_ids?, urls? }` (at least one item; up to 50 each). media_ids are the campaign's uploads; urls are URLs the campaign shows (cover, gallery, video) or its uploads' URLs. Anything the campaign does not hold or show answers 400 and nothing changes. The URLs leave the campaign's cover_image (and focal point), images and video_url, the uploads are deleted, files the service stores behind them are removed, each removal is recorded on the notice (which becomes `actioned`) and in the audit log. 404 for an unknown notice or campaign. Auth: role staff. Rate limiters: global.
          */
         post: operations["postAdminDmcaNoticesByIdTakedown"];
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a pending campaign (staff): pending -> active, approved_at set
-         * @description 404 unknown or deleted; 403 SELF_REVIEW when the reviewer owns the campaign; 409 INVALID_STATUS_TRANSITION when the campaign is not pending. Auth: role staff.
+         * @description 404 unknown or deleted; 403 SELF_REVIEW when the reviewer owns the campaign; 409 INVALID_STATUS_TRANSITION when the campaign is not pending. Auth: role staff. Rate limiters: global.
          */
         post: operations["postAdminFundraisersByIdApprove"];
         delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a pending campaign (staff): pending -> rejected
-         * @description Body { reasons: string[] } (1 to 20 reasons, each 1 to 500 characters); shown to the owner in trustStatus.rejectionReasons. 403 SELF_REVIEW when the reviewer owns the campaign; 409 when not pending. Auth: role staff.
+         * @description Body { reasons: string[] } (1 to 20 reasons, each 1 to 500 characters); shown to the owner in trustStatus.rejectionReasons. 403 SELF_REVIEW when the reviewer owns the campaign; 409 when not pending. Auth: role staff. Rate limiters: global.
          */
         post: operations["postAdminFundraisersByIdReject"];
         delete?: never;
@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * Reports received (staff)
-         * @description Newest first, paged by offset. Auth: role staff.
+         * @description Newest first, paged by offset. Auth: role staff. Rate limiters: global.
          */
         get: operations["getAdminReports"];
         put?: never;
@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * Campaigns awaiting platform review (staff)
-         * @description Pending, non-deleted campaigns, oldest submission first; items are the slug-read detail plus beneficiary_contact, trustStatus and submitted_at. limit 1 to 100 (default 20), offset >= 0. Auth: role staff.
+         * @description Pending, non-deleted campaigns, oldest submission first; items are the slug-read detail plus beneficiary_contact, trustStatus and submitted_at. limit 1 to 100 (default 20), offset >= 0. Auth: role staff. Rate limiters: global.
          */
         get: operations["getAdminReviewQueue"];
         put?: never;
@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Apply to become an ambassador
-         * @description Name and message are stored as plain text (markup removed). Strict limiter: 5 a minute per IP. Auth: optional. Rate limiters: strict.
+         * @description Name and message are stored as plain text (markup removed). Strict limiter: 5 a minute per IP. Auth: optional. Rate limiters: global, strict.
          */
         post: operations["postAmbassadorApplications"];
         delete?: never;
@@ -209,13 +209,13 @@ export interface paths {
         };
         /**
          * List your API keys, newest first (never the secret)
-         * @description Auth: required.
+         * @description Auth: required. Rate limiters: global.
          */
         get: operations["getApiKeys"];
         put?: never;
         /**
          * Create an API key (the full key is returned once, in api_key)
-         * @description Signed-in session only (session cookies, or a native app's ID token): an API key or an impersonated session answers 403 with `required_permission: api_keys.manage`. Every key expires: one year after creation unless `expires_at` asks for sooner; `expires_at` must be in the future and at most one year away (400 otherwise); null means the default. `expires_at` is an ISO 8601 timestamp; without a UTC offset it is read as UTC, and a bare date means midnight UTC of that day. Auth: session-only.
+         * @description Signed-in session only (session cookies, or a native app's ID token): an API key or an impersonated session answers 403 with `required_permission: api_keys.manage`. Every key expires: one year after creation unless `expires_at` asks for sooner; `expires_at` must be in the future and at most one year away (400 otherwise); null means the default. `expires_at` is an ISO 8601 timestamp; without a UTC offset it is read as UTC, and a bare date means midnight UTC of that day. Auth: session-only. Rate limiters: global.
          */
         post: operations["postApiKeys"];
         delete?: never;
@@ -236,7 +236,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key (immediate)
-         * @description Signed-in session only (session cookies or an ID token; an API key or an impersonated session answers 403). 404 when the key is someone else's, unknown or already revoked. Auth: session-only.
+         * @description Signed-in session only (session cookies or an ID token; an API key or an impersonated session answers 403). 404 when the key is someone else's, unknown or already revoked. Auth: session-only. Rate limiters: global.
          */
         delete: operations["deleteApiKeysById"];
         options?: never;
@@ -316,7 +316,7 @@ export interface paths {
         post?: never;
         /**
          * Delete your comment
-         * @description Author only (403 for others, 404 when unknown or already deleted). The comment is hidden and kept; its replies are hidden with it. Auth: required. Policy: the caller wrote the comment (403 for others; 404 when the comment is not visible to the caller).
+         * @description Author only (403 for others, 404 when unknown or already deleted). The comment is hidden and kept; its replies are hidden with it. Auth: required. Policy: the caller wrote the comment (403 for others; 404 when the comment is not visible to the caller). Rate limiters: global.
          */
         delete: operations["deleteCommentsById"];
         options?: never;
@@ -359,7 +359,7 @@ export interface paths {
         put?: never;
         /**
          * Create a paid community
-         * @description The caller (a verified email: 403 `EMAIL_NOT_VERIFIED` otherwise) owns it and is its first member. Members pay `price_cents` (USD) every `interval`. A private community, or one that `requires_approval`, takes members only once a leader approves. A taken `slug` answers 409 `SLUG_TAKEN`. Auth: required.
+         * @description The caller (a verified email: 403 `EMAIL_NOT_VERIFIED` otherwise) owns it and is its first member. Members pay `price_cents` (USD) every `interval`. A private community, or one that `requires_approval`, takes members only once a leader approves. A taken `slug` answers 409 `SLUG_TAKEN`. Auth: required. Rate limiters: global.
          */
         post: operations["postCommunities"];
         delete?: never;
@@ -377,7 +377,7 @@ export interface paths {
         };
         /**
          * A community, by id or slug
-         * @description Public, private communities included (joining one needs approval). A signed-in caller also gets `membership`; the owner gets `fund_balance_cents`. Auth: optional. Rate limiters: public.
+         * @description Public, private communities included (joining one needs approval). A signed-in caller also gets `membership`; the owner gets `fund_balance_cents`. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getCommunitiesById"];
         put?: never;
@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw from the community fund (owner)
-         * @description Spends the emailed code on a transfer of `amount_cents` from the fund to the owner's active connected account (recorded in the ledger). Refusals are 400: a wrong or used code `Invalid verification code` (`INVALID_CODE`, with `attempts_left`; after 5 wrong attempts `CODE_ATTEMPTS_EXCEEDED`), an expired one `Verification code expired`, more than the fund holds `INSUFFICIENT_FUNDS` (with `fund_balance_cents`), no active payout account `PAYOUT_ACCOUNT_REQUIRED`; the last two leave the code usable. The owner's own signed-in session only. Auth: session-only. Policy: the caller owns the community (403 for others, 404 when it doesn't exist).
+         * @description Spends the emailed code on a transfer of `amount_cents` from the fund to the owner's active connected account (recorded in the ledger). Refusals are 400: a wrong or used code `Invalid verification code` (`INVALID_CODE`, with `attempts_left`; after 5 wrong attempts `CODE_ATTEMPTS_EXCEEDED`), an expired one `Verification code expired`, more than the fund holds `INSUFFICIENT_FUNDS` (with `fund_balance_cents`), no active payout account `PAYOUT_ACCOUNT_REQUIRED`; the last two leave the code usable. The owner's own signed-in session only. Auth: session-only. Policy: the caller owns the community (403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         post: operations["postCommunitiesByIdFundWithdrawals"];
         delete?: never;
@@ -419,7 +419,7 @@ export interface paths {
         put?: never;
         /**
          * Email a one-time withdrawal code (owner)
-         * @description Emails the owner a 6-digit code, valid 10 minutes, for one withdrawal; 5 wrong attempts burn it, and a new code replaces any open one. At most 5 codes an hour per owner and community: then 429 `{ error, retryAfter }` with `Retry-After`. The owner's own signed-in session only: an API key or a staff session viewing as the owner is 403. Auth: session-only. Policy: the caller owns the community (403 for others, 404 when it doesn't exist).
+         * @description Emails the owner a 6-digit code, valid 10 minutes, for one withdrawal; 5 wrong attempts burn it, and a new code replaces any open one. At most 5 codes an hour per owner and community: then 429 `{ error, retryAfter }` with `Retry-After`. The owner's own signed-in session only: an API key or a staff session viewing as the owner is 403. Auth: session-only. Policy: the caller owns the community (403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         post: operations["postCommunitiesByIdFundWithdrawalsCode"];
         delete?: never;
@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * The leaders' queue of join requests
-         * @description Oldest first. By default the requests whose card is saved (`pending_approval`), which a leader can approve; `requires_payment_method` lists those still waiting for a card, `all_open` both. Auth: required. Policy: the caller leads the community (its owner or a leader; 403 for others, 404 when it doesn't exist).
+         * @description Oldest first. By default the requests whose card is saved (`pending_approval`), which a leader can approve; `requires_payment_method` lists those still waiting for a card, `all_open` both. Auth: required. Policy: the caller leads the community (its owner or a leader; 403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         get: operations["getCommunitiesByIdJoinRequests"];
         put?: never;
@@ -459,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a join request (leaders)
-         * @description Creates the subscription on the card the requester saved and charges it at once; the requester becomes a member when the processor reports the payment (`invoice.paid`). The answer says `approved`. A request whose card is not saved yet is 409 `PAYMENT_METHOD_PENDING`; one already decided 409 `JOIN_NOT_PENDING`; another community's request 404. Auth: required. Policy: the caller leads the community (its owner or a leader; 403 for others, 404 when it doesn't exist).
+         * @description Creates the subscription on the card the requester saved and charges it at once; the requester becomes a member when the processor reports the payment (`invoice.paid`). The answer says `approved`. A request whose card is not saved yet is 409 `PAYMENT_METHOD_PENDING`; one already decided 409 `JOIN_NOT_PENDING`; another community's request 404. Auth: required. Policy: the caller leads the community (its owner or a leader; 403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         post: operations["postCommunitiesByIdJoinRequestsByRequestIdApprove"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface paths {
         put?: never;
         /**
          * Decline a join request (leaders)
-         * @description Ends the request; nothing is charged. A request already decided is 409 `JOIN_NOT_PENDING`; another community's request 404. Auth: required. Policy: the caller leads the community (its owner or a leader; 403 for others, 404 when it doesn't exist).
+         * @description Ends the request; nothing is charged. A request already decided is 409 `JOIN_NOT_PENDING`; another community's request 404. Auth: required. Policy: the caller leads the community (its owner or a leader; 403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         post: operations["postCommunitiesByIdJoinRequestsByRequestIdDecline"];
         delete?: never;
@@ -499,7 +499,7 @@ export interface paths {
         put?: never;
         /**
          * Join a paid community
-         * @description With approval (the community requires it, or is private): a join request and a SetupIntent (`intent_type: 'setup'`, status `requires_payment_method`). Confirm it with the client secret to save the card; the request then waits for a leader (`pending_approval`), and nothing is charged until a leader approves. Without approval: the subscription's first invoice (`intent_type: 'payment'`, status `pending_payment`); the caller is a member once it is paid. Asking again while the same request still needs its card or payment answers the same secret; a request waiting for a decision is 409 `JOIN_PENDING`; a member is 409 `ALREADY_MEMBER`. `interval` must be the community's (400 `INTERVAL_NOT_OFFERED` with `allowed`). Auth: required.
+         * @description With approval (the community requires it, or is private): a join request and a SetupIntent (`intent_type: 'setup'`, status `requires_payment_method`). Confirm it with the client secret to save the card; the request then waits for a leader (`pending_approval`), and nothing is charged until a leader approves. Without approval: the subscription's first invoice (`intent_type: 'payment'`, status `pending_payment`); the caller is a member once it is paid. Asking again while the same request still needs its card or payment answers the same secret; a request waiting for a decision is 409 `JOIN_PENDING`; a member is 409 `ALREADY_MEMBER`. `interval` must be the community's (400 `INTERVAL_NOT_OFFERED` with `allowed`). Auth: required. Rate limiters: global.
          */
         post: operations["postCommunitiesByIdJoinPaid"];
         delete?: never;
@@ -518,13 +518,13 @@ export interface paths {
         get?: never;
         /**
          * Appoint a leader (owner)
-         * @description Makes an active member a leader: leaders decide on join requests and hear of new ones. Idempotent. A user who is not an active member is 404 `MEMBER_NOT_FOUND`; the owner is 409 `OWNER_ROLE_FIXED`. A leader whose membership lapses loses the role. Auth: required. Policy: the caller owns the community (403 for others, 404 when it doesn't exist).
+         * @description Makes an active member a leader: leaders decide on join requests and hear of new ones. Idempotent. A user who is not an active member is 404 `MEMBER_NOT_FOUND`; the owner is 409 `OWNER_ROLE_FIXED`. A leader whose membership lapses loses the role. Auth: required. Policy: the caller owns the community (403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         put: operations["putCommunitiesByIdLeadersByUserId"];
         post?: never;
         /**
          * Remove a leader (owner)
-         * @description The leader stays a member. Idempotent (a plain member answers the same). A user with no membership is 404 `MEMBER_NOT_FOUND`; the owner is 409 `OWNER_ROLE_FIXED`. Auth: required. Policy: the caller owns the community (403 for others, 404 when it doesn't exist).
+         * @description The leader stays a member. Idempotent (a plain member answers the same). A user with no membership is 404 `MEMBER_NOT_FOUND`; the owner is 409 `OWNER_ROLE_FIXED`. Auth: required. Policy: the caller owns the community (403 for others, 404 when it doesn't exist). Rate limiters: global.
          */
         delete: operations["deleteCommunitiesByIdLeadersByUserId"];
         options?: never;
@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * Top creators
-         * @description Bare `{ data, cached }`: creators by what their live campaigns raised, `fundsRaised` in decimal dollars; limit 1 to 50 (default 10). Private profiles and inactive accounts are left out. Cached 60 s (`cached` says whether this answer came from it). Auth: none. Rate limiters: public.
+         * @description Bare `{ data, cached }`: creators by what their live campaigns raised, `fundsRaised` in decimal dollars; limit 1 to 50 (default 10). Private profiles and inactive accounts are left out. Cached 60 s (`cached` says whether this answer came from it). Auth: none. Rate limiters: global, public.
          */
         get: operations["getCreatorsTop"];
         put?: never;
@@ -563,7 +563,7 @@ export interface paths {
         put?: never;
         /**
          * Send a DMCA notice
-         * @description No sign-in needed. Behind `features.dmca_workflow` and the strict limiter (5 a minute per IP). complainant_name and signature 1 to 200 characters, work_description 1 to 5,000 (plain text), complainant_email an address, infringing_urls 1 to 50 http(s) URLs; good_faith and accuracy must both be true. Staff read it at GET /admin/dmca-notices. Auth: none. Rate limiters: strict. Feature flag: features.dmca_workflow.
+         * @description No sign-in needed. Behind `features.dmca_workflow` and the strict limiter (5 a minute per IP). complainant_name and signature 1 to 200 characters, work_description 1 to 5,000 (plain text), complainant_email an address, infringing_urls 1 to 50 http(s) URLs; good_faith and accuracy must both be true. Staff read it at GET /admin/dmca-notices. Auth: none. Rate limiters: global, strict. Feature flag: features.dmca_workflow.
          */
         post: operations["postDmcaNotice"];
         delete?: never;
@@ -623,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * Start a gift with a hosted checkout
-         * @description Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); success_url defaults to {site_url}/fundraisers/{slug}?donation={donation_id}, cancel_url to the same with &canceled=true. Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
+         * @description Answers the Checkout Session's url. A signed-in caller needs a verified email (403 EMAIL_NOT_VERIFIED). success_url and cancel_url must be on SITE_URL's origin (400 otherwise); success_url defaults to {site_url}/fundraisers/{slug}?donation={donation_id}, cancel_url to the same with &canceled=true. Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional. Rate limiters: global.
          */
         post: operations["postDonations"];
         delete?: never;
@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * A gift's receipt
-         * @description Public by its unguessable receipt id; 404 for an unknown or unsettled one. Never carries an email or a processor id; donor_name is null for anonymous gifts; `note` is the donor's live note. Auth: none. Rate limiters: public.
+         * @description Public by its unguessable receipt id; 404 for an unknown or unsettled one. Never carries an email or a processor id; donor_name is null for anonymous gifts; `note` is the donor's live note. Auth: none. Rate limiters: global, public.
          */
         get: operations["getDonationsReceiptByReceiptId"];
         put?: never;
@@ -683,7 +683,7 @@ export interface paths {
         put?: never;
         /**
          * Leave a note with your gift
-         * @description Posts the donor's note (1 to 500 characters, plain text: markup removed) as a comment on the campaign by the donor's account, tied to the gift; one note per gift (a second replaces the first). Only gifts made while signed in can carry a note (403 DONOR_ACCOUNT_REQUIRED for guest gifts: a comment needs an author). Deleting the comment (DELETE /comments/{id}) retracts the note: hidden, kept. 404 for an unknown or unsettled receipt. Auth: none. Rate limiters: strict.
+         * @description Posts the donor's note (1 to 500 characters, plain text: markup removed) as a comment on the campaign by the donor's account, tied to the gift; one note per gift (a second replaces the first). Only gifts made while signed in can carry a note (403 DONOR_ACCOUNT_REQUIRED for guest gifts: a comment needs an author). Deleting the comment (DELETE /comments/{id}) retracts the note: hidden, kept. 404 for an unknown or unsettled receipt. Auth: none. Rate limiters: global, strict.
          */
         post: operations["postDonationsReceiptByReceiptIdNote"];
         delete?: never;
@@ -703,7 +703,7 @@ export interface paths {
         put?: never;
         /**
          * Email a gift's receipt
-         * @description Sends the receipt of a settled gift to any address (the receipt id is the capability). 404 for an unknown or unsettled receipt. The mail goes through the outbox: `status` is `queued` (the worker sends it within seconds and retries failures); `sent` is reserved for a synchronous send. Auth: none. Rate limiters: strict.
+         * @description Sends the receipt of a settled gift to any address (the receipt id is the capability). 404 for an unknown or unsettled receipt. The mail goes through the outbox: `status` is `queued` (the worker sends it within seconds and retries failures); `sent` is reserved for a synchronous send. Auth: none. Rate limiters: global, strict.
          */
         post: operations["postDonationsReceiptEmail"];
         delete?: never;
@@ -741,7 +741,7 @@ export interface paths {
         };
         /**
          * Public donor page
-         * @description kind `guest` (a donor without an account, by the address of their named gifts) or `anon` (one giver's anonymous gifts); key is the first 20 hex characters of an HMAC of that identity (the `anonymousKey` of leaderboard rows for `anon`). given_cents and gifts over every settled gift (net of refunds), the public campaigns supported (latest first, at most 50) and `campaignsHidden`, the others. name is null for anonymous identities. Unknown keys 404. Auth: none. Rate limiters: public.
+         * @description kind `guest` (a donor without an account, by the address of their named gifts) or `anon` (one giver's anonymous gifts); key is the first 20 hex characters of an HMAC of that identity (the `anonymousKey` of leaderboard rows for `anon`). given_cents and gifts over every settled gift (net of refunds), the public campaigns supported (latest first, at most 50) and `campaignsHidden`, the others. name is null for anonymous identities. Unknown keys 404. Auth: none. Rate limiters: global, public.
          */
         get: operations["getDonorsByKindByKey"];
         put?: never;
@@ -761,7 +761,7 @@ export interface paths {
         };
         /**
          * The features.* flags, each reduced to key, enabled and updated_at
-         * @description Auth: required.
+         * @description Auth: required. Rate limiters: global.
          */
         get: operations["getFeatures"];
         put?: never;
@@ -797,7 +797,7 @@ export interface paths {
          *     future and within one year, title >= 5 characters, story >= 20 characters of text) and the content review (banned
          *     content, duplicates). story_html is sanitised (allow-list p, br, strong, b, em, i, u, s, a, ul, ol, li, blockquote,
          *     h2, h3, img; http/https/mailto links only, no protocol-relative URLs; links get rel="noopener noreferrer" target="_blank").
-         *     A non-null video_url needs flag features.fundraiser_video (403 with feature_key). Unknown fields are ignored. Auth: required. Feature flag: features.fundraiser_creation.
+         *     A non-null video_url needs flag features.fundraiser_video (403 with feature_key). Unknown fields are ignored. Auth: required. Rate limiters: global. Feature flag: features.fundraiser_creation.
          */
         post: operations["postFundraisers"];
         delete?: never;
@@ -822,7 +822,7 @@ export interface paths {
         post?: never;
         /**
          * Soft-delete a fundraiser (owner only)
-         * @description 400 FUNDS_COLLECTED when the campaign has collected funds; 404 for anyone but the owner and for deleted campaigns. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description 400 FUNDS_COLLECTED when the campaign has collected funds; 404 for anyone but the owner and for deleted campaigns. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         delete: operations["deleteFundraisersById"];
         options?: never;
@@ -834,7 +834,7 @@ export interface paths {
          *     flag pending, block 403 PUBLISH_GATE_FAILED, nothing changed) or pending (gate; unless blocked, pending);
          *     active -> paused | ended; paused -> active (resume) | ended; active/paused/ended -> draft unless the campaign has
          *     collected money (409 FUNDS_COLLECTED); pending and rejected change only through staff review; any other move 409
-         *     INVALID_STATUS_TRANSITION. Content edits re-run the review; on a live campaign a blocking result refuses the edit (403). Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         *     INVALID_STATUS_TRANSITION. Content edits re-run the review; on a live campaign a blocking result refuses the edit (403). Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         patch: operations["patchFundraisersById"];
         trace?: never;
@@ -854,7 +854,7 @@ export interface paths {
         put?: never;
         /**
          * Comment on a campaign
-         * @description Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable. The campaign's holder (an organization's campaign: its owner) and, for a reply, the parent comment's author get a `comment_received` notification (never the commenter). Auth: required. Rate limiters: gifs. Feature flag: features.comments.
+         * @description Needs a verified email (403 EMAIL_NOT_VERIFIED). Body { body, parent_id?, gif_id? }; body is plain text (markup removed), 1 to 5000 characters, or empty with a gif_id. With gif_id the GIF bucket (60/min) applies. 404 when the campaign is not readable. The campaign's holder (an organization's campaign: its owner) and, for a reply, the parent comment's author get a `comment_received` notification (never the commenter). Auth: required. Rate limiters: global, gifs. Feature flag: features.comments.
          */
         post: operations["postFundraisersByIdComments"];
         delete?: never;
@@ -925,7 +925,7 @@ export interface paths {
          *     limit 413 (`max_bytes`), refused as soon as the stream crosses it. Images are re-encoded in their own format with the
          *     EXIF orientation applied and every metadata block (EXIF, GPS, XMP, IPTC) removed; videos are stored as sent. The
          *     answer's `url` is where the file is served; put it in the campaign's `cover_image` or `images` with PATCH.
-         *     Media limiter: 30 per 15 minutes per IP and account. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: media.
+         *     Media limiter: 30 per 15 minutes per IP and account. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global, media.
          */
         post: operations["postFundraisersByIdMedia"];
         delete?: never;
@@ -964,7 +964,7 @@ export interface paths {
         get?: never;
         /**
          * Publish or replace the campaign's outcome report (owner)
-         * @description Owner only (others, and deleted campaigns, 404). body_html is sanitised with the story allow-list and must keep some text; images are up to 20 http(s) URLs. Replaces the previous report; the slug read shows it as `outcome_report`. Media limiter (shared with uploads). Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: media.
+         * @description Owner only (others, and deleted campaigns, 404). body_html is sanitised with the story allow-list and must keep some text; images are up to 20 http(s) URLs. Replaces the previous report; the slug read shows it as `outcome_report`. Media limiter (shared with uploads). Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global, media.
          */
         put: operations["putFundraisersByIdOutcomeReport"];
         post?: never;
@@ -1025,7 +1025,7 @@ export interface paths {
         put?: never;
         /**
          * Track a share event
-         * @description Records the signed-in sharer, else an anonymous share; increments shares_count. channel is one of the share-channels names. Auth: optional.
+         * @description Records the signed-in sharer, else an anonymous share; increments shares_count. channel is one of the share-channels names. Auth: optional. Rate limiters: global.
          */
         post: operations["postFundraisersByIdShares"];
         delete?: never;
@@ -1245,7 +1245,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a sign-in challenge (NEW_PASSWORD_REQUIRED) with the session it returned and a new password
-         * @description Auth: none. Rate limiters: auth.
+         * @description Auth: none. Rate limiters: global, auth.
          */
         post: operations["postIdpChallenge"];
         delete?: never;
@@ -1265,7 +1265,7 @@ export interface paths {
         put?: never;
         /**
          * Change the password (cookie session only; social accounts have no password)
-         * @description A bearer header (ID token or API key) answers 401 `Not authenticated`. Wrong current password: 400 INCORRECT_PASSWORD; a social account: 400 NO_PASSWORD; staff viewing as the user: 403. Auth: cookie. Rate limiters: auth.
+         * @description A bearer header (ID token or API key) answers 401 `Not authenticated`. Wrong current password: 400 INCORRECT_PASSWORD; a social account: 400 NO_PASSWORD; staff viewing as the user: 403. Auth: cookie. Rate limiters: global, auth.
          */
         post: operations["postIdpChangePassword"];
         delete?: never;
@@ -1285,7 +1285,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a sign-up with the emailed code (only when sign-up answered userConfirmed false)
-         * @description Auth: none. Rate limiters: auth.
+         * @description Auth: none. Rate limiters: global, auth.
          */
         post: operations["postIdpConfirm"];
         delete?: never;
@@ -1305,7 +1305,7 @@ export interface paths {
         put?: never;
         /**
          * Mail a 6-digit reset code (one hour, single use); 200 whether or not the account exists
-         * @description Auth: none. Rate limiters: auth.
+         * @description Auth: none. Rate limiters: global, auth.
          */
         post: operations["postIdpForgotPassword"];
         delete?: never;
@@ -1325,7 +1325,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out: always 200, global sign-out where possible, cookies cleared; API keys stay valid
-         * @description Reads the id_token (or, failing that, the refresh_token) cookie to end every session of the account. A cross-site request (Origin / Sec-Fetch-Site not the site) still answers 200 and clears the cookies, but ends no session. Auth: none.
+         * @description Reads the id_token (or, failing that, the refresh_token) cookie to end every session of the account. A cross-site request (Origin / Sec-Fetch-Site not the site) still answers 200 and clears the cookies, but ends no session. Auth: none. Rate limiters: global.
          */
         post: operations["postIdpLogout"];
         delete?: never;
@@ -1343,7 +1343,7 @@ export interface paths {
         };
         /**
          * The signed-in user (cookie session only); renews the session from the refresh cookie when needed
-         * @description Bearer credentials answer 401 `Not authenticated` (use /me/capabilities). A failed renewal answers 401 `Session expired, please sign in again`; every 401 clears the cookies. While staff view the account on the user's behalf the user carries is_impersonating and impersonated_by. Auth: none.
+         * @description Bearer credentials answer 401 `Not authenticated` (use /me/capabilities). A failed renewal answers 401 `Session expired, please sign in again`; every 401 clears the cookies. While staff view the account on the user's behalf the user carries is_impersonating and impersonated_by. Auth: none. Rate limiters: global.
          */
         get: operations["getIdpMe"];
         put?: never;
@@ -1363,7 +1363,7 @@ export interface paths {
         };
         /**
          * Start social sign-in with an OpenID Connect provider
-         * @description Redirects (302) to the provider's hosted sign-in (authorization code with PKCE S256 and a nonce) and sets the short-lived (10 minutes) httpOnly, SameSite=Lax cookie `oauth_flow` that the callback needs. `redirect` (at most 2048 characters, default `/`) must start with a single `/`; a full URL on the site is reduced to its path and query; anything else (another host, `//host`, `/\host`) becomes `/`. A provider whose issuer, client id or client secret is not configured answers 503, as does one whose discovery document cannot be fetched. Auth: none.
+         * @description Redirects (302) to the provider's hosted sign-in (authorization code with PKCE S256 and a nonce) and sets the short-lived (10 minutes) httpOnly, SameSite=Lax cookie `oauth_flow` that the callback needs. `redirect` (at most 2048 characters, default `/`) must start with a single `/`; a full URL on the site is reduced to its path and query; anything else (another host, `//host`, `/\host`) becomes `/`. A provider whose issuer, client id or client secret is not configured answers 503, as does one whose discovery document cannot be fetched. Auth: none. Rate limiters: global.
          */
         get: operations["getIdpOauthByProvider"];
         put?: never;
@@ -1383,7 +1383,7 @@ export interface paths {
         };
         /**
          * Social sign-in callback (OpenID Connect authorization code)
-         * @description Checks `state` against the flow cookie set by `GET /idp/oauth/{provider}`, exchanges the code (PKCE), validates the ID token (signature, issuer, audience, nonce, expiry) and signs in: the account linked to the provider identity; else an account with the same address (case-insensitive), linked when both addresses are verified; else a new account without password (email_verified and name from the provider). Sets the three session cookies and redirects (302) to `{site_url}<redirect path>`. Failures redirect to `{site_url}/auth?error=<reason>`: `state_mismatch` (flow cookie missing, another browser, older than 10 minutes, or a newer flow was started), `missing_code`, the provider's own `error` code passed through (or `oauth_error` when it is absent or malformed, and for unexpected failures such as a refused session), `token_exchange_failed` (token endpoint or discovery failed), `invalid_token` (the ID token fails validation or carries no email), `unverified_account_exists` (an account with the address exists but the account's or the provider's address is unverified, so the link cannot be proven). The flow cookie is cleared in every outcome. Auth: none.
+         * @description Checks `state` against the flow cookie set by `GET /idp/oauth/{provider}`, exchanges the code (PKCE), validates the ID token (signature, issuer, audience, nonce, expiry) and signs in: the account linked to the provider identity; else an account with the same address (case-insensitive), linked when both addresses are verified; else a new account without password (email_verified and name from the provider). Sets the three session cookies and redirects (302) to `{site_url}<redirect path>`. Failures redirect to `{site_url}/auth?error=<reason>`: `state_mismatch` (flow cookie missing, another browser, older than 10 minutes, or a newer flow was started), `missing_code`, the provider's own `error` code passed through (or `oauth_error` when it is absent or malformed, and for unexpected failures such as a refused session), `token_exchange_failed` (token endpoint or discovery failed), `invalid_token` (the ID token fails validation or carries no email), `unverified_account_exists` (an account with the address exists but the account's or the provider's address is unverified, so the link cannot be proven). The flow cookie is cleared in every outcome. Auth: none. Rate limiters: global.
          */
         get: operations["getIdpOauthCallback"];
         put?: never;
@@ -1405,7 +1405,7 @@ export interface paths {
         put?: never;
         /**
          * New access and ID token cookies from the refresh_token cookie (a token in the body is ignored)
-         * @description 401 `Session expired, please sign in again` clears the cookies; 503 `Auth service temporarily unavailable, please retry` keeps them. Cross-site requests with cookies answer 403. Auth: none.
+         * @description 401 `Session expired, please sign in again` clears the cookies; 503 `Auth service temporarily unavailable, please retry` keeps them. Cross-site requests with cookies answer 403. Auth: none. Rate limiters: global.
          */
         post: operations["postIdpRefresh"];
         delete?: never;
@@ -1425,7 +1425,7 @@ export interface paths {
         put?: never;
         /**
          * Send a new verification link to an unverified login address
-         * @description Always 200 with the same message whatever the address (no account enumeration). The address is matched case-insensitively; a mail goes out only when the account exists and is unverified, and the new link replaces the old one. Auth: none. Rate limiters: verificationResend.
+         * @description Always 200 with the same message whatever the address (no account enumeration). The address is matched case-insensitively; a mail goes out only when the account exists and is unverified, and the new link replaces the old one. Auth: none. Rate limiters: global, verificationResend.
          */
         post: operations["postIdpResendVerification"];
         delete?: never;
@@ -1445,7 +1445,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with the emailed code; signs the account out everywhere
-         * @description Auth: none. Rate limiters: auth.
+         * @description Auth: none. Rate limiters: global, auth.
          */
         post: operations["postIdpResetPassword"];
         delete?: never;
@@ -1465,7 +1465,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password: session cookies, or a further challenge without cookies
-         * @description Token strings are never in the body: the three httpOnly cookies (access_token and id_token 1 hour, refresh_token 90 days) carry the session. Wrong email or password: 401. Adaptive CAPTCHA applies (429 requiresCaptcha, 403 captchaFailed). Accounts that are not active answer 403. Auth: none. Rate limiters: auth.
+         * @description Token strings are never in the body: the three httpOnly cookies (access_token and id_token 1 hour, refresh_token 90 days) carry the session. Wrong email or password: 401. Adaptive CAPTCHA applies (429 requiresCaptcha, 403 captchaFailed). Accounts that are not active answer 403. Auth: none. Rate limiters: global, auth.
          */
         post: operations["postIdpSignin"];
         delete?: never;
@@ -1485,7 +1485,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account (confirmed at once with the local provider); mails a verification link
-         * @description Name is optional and never derived from the email. ambassadorInviteToken grants the ambassador role (400 when unknown, used or for another address). Adaptive CAPTCHA applies. Auth: none. Rate limiters: auth. Feature flag: features.user_registration.
+         * @description Name is optional and never derived from the email. ambassadorInviteToken grants the ambassador role (400 when unknown, used or for another address). Adaptive CAPTCHA applies. Auth: none. Rate limiters: global, auth. Feature flag: features.user_registration.
          */
         post: operations["postIdpSignup"];
         delete?: never;
@@ -1525,7 +1525,7 @@ export interface paths {
         put?: never;
         /**
          * Crop a stored image
-         * @description image_url must be an image this service stores (an upload or an earlier crop; 400 otherwise); crop is a box of whole pixels inside it (400 otherwise). The crop is rendered, stored and recorded with its original. Auth: required.
+         * @description image_url must be an image this service stores (an upload or an earlier crop; 400 otherwise); crop is a box of whole pixels inside it (400 otherwise). The crop is rendered, stored and recorded with its original. Auth: required. Rate limiters: global.
          */
         post: operations["postImageCrops"];
         delete?: never;
@@ -1543,7 +1543,7 @@ export interface paths {
         };
         /**
          * The original behind a cropped image, with its crops
-         * @description url: the crop's URL (at most 2048 characters). Readable by the crop's author, the original image's owner and staff; anyone else, and a URL that is no crop, 404. Owner and staff see every crop of the original; an author sees their own. Auth: required.
+         * @description url: the crop's URL (at most 2048 characters). Readable by the crop's author, the original image's owner and staff; anyone else, and a URL that is no crop, 404. Owner and staff see every crop of the original; an author sees their own. Auth: required. Rate limiters: global.
          */
         get: operations["getImageCropsOriginal"];
         put?: never;
@@ -1565,7 +1565,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a campaign cover with AI
-         * @description Draws one 1536x1024 PNG from `prompt` (plain text, 3 to 1000 characters) and optional `style` through the configured OpenAI-compatible image service, stores it and answers its URL (put it in the campaign's `cover_image`). 503 `Image generation is not configured` without IMAGE_GEN_URL; 502 when the image service fails. Limits per account: 10 generated images an hour and 30 a day (RateLimit headers; only images actually generated count), and the AI endpoints' limit of 10 attempts a minute, failed ones included, answered as a bare 429 without RateLimit headers. Auth: required. Rate limiters: aiImageHourly, aiImageDaily.
+         * @description Draws one 1536x1024 PNG from `prompt` (plain text, 3 to 1000 characters) and optional `style` through the configured OpenAI-compatible image service, stores it and answers its URL (put it in the campaign's `cover_image`). 503 `Image generation is not configured` without IMAGE_GEN_URL; 502 when the image service fails. Limits per account: 10 generated images an hour and 30 a day (RateLimit headers; only images actually generated count), and the AI endpoints' limit of 10 attempts a minute, failed ones included, answered as a bare 429 without RateLimit headers. Auth: required. Rate limiters: global, aiImageHourly, aiImageDaily.
          */
         post: operations["postImagesGenerate"];
         delete?: never;
@@ -1583,7 +1583,7 @@ export interface paths {
         };
         /**
          * Leaderboard
-         * @description impact = raised + given + driven, in cents. raised: settled gifts (net of refunds) to the user's campaigns; given: the user's settled gifts that were not anonymous; driven: settled gifts their referral links drove. period all | 30d | 7d counts gifts settled in that window. audience all | creators (users with a live campaign) | ambassadors rank on impact; donors rank on given. Rows with nothing to rank are left out. Anonymous gifts rank as alias rows (kind anonymous, user null) keyed by an opaque `anonymousKey`, one per giver, never named; a signed-in donor's anonymous gifts never count on their own row. Private profiles and inactive accounts are not ranked. `q` filters by name and keeps ranks. `me` is the caller's standing (null for guests). The ranking is precomputed and at most about 60 s behind. Auth: optional. Rate limiters: public.
+         * @description impact = raised + given + driven, in cents. raised: settled gifts (net of refunds) to the user's campaigns; given: the user's settled gifts that were not anonymous; driven: settled gifts their referral links drove. period all | 30d | 7d counts gifts settled in that window. audience all | creators (users with a live campaign) | ambassadors rank on impact; donors rank on given. Rows with nothing to rank are left out. Anonymous gifts rank as alias rows (kind anonymous, user null) keyed by an opaque `anonymousKey`, one per giver, never named; a signed-in donor's anonymous gifts never count on their own row. Private profiles and inactive accounts are not ranked. `q` filters by name and keeps ranks. `me` is the caller's standing (null for guests). The ranking is precomputed and at most about 60 s behind. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -1603,7 +1603,7 @@ export interface paths {
         };
         /**
          * Look up a 5-digit US ZIP code
-         * @description Auth: none. Rate limiters: public.
+         * @description Auth: none. Rate limiters: global, public.
          */
         get: operations["getLocationsZipByZip"];
         put?: never;
@@ -1623,7 +1623,7 @@ export interface paths {
         };
         /**
          * The caller's campaign-updates feed
-         * @description Newest first, paged by an opaque keyset cursor (next_cursor null on the last page). Connected campaigns: those whose holder the caller follows (the organization for an organization's campaign, else the owner) while public and active or ended, and those the caller gave a paid gift to while active, paused or ended and not private (unlisted included); never the caller's own. Updates posted before the relationship began read as read; unfollowing and following again moves that start. unread_count counts the whole feed, as updatesUnreadCount on GET /notifications does. Cache-Control: private, no-store. Auth: required.
+         * @description Newest first, paged by an opaque keyset cursor (next_cursor null on the last page). Connected campaigns: those whose holder the caller follows (the organization for an organization's campaign, else the owner) while public and active or ended, and those the caller gave a paid gift to while active, paused or ended and not private (unlisted included); never the caller's own. Updates posted before the relationship began read as read; unfollowing and following again moves that start. unread_count counts the whole feed, as updatesUnreadCount on GET /notifications does. Cache-Control: private, no-store. Auth: required. Rate limiters: global.
          */
         get: operations["getMeCampaignUpdates"];
         put?: never;
@@ -1644,7 +1644,7 @@ export interface paths {
         get?: never;
         /**
          * Mark one update read
-         * @description Already read gives `updated: 0`. 404 when the update is unknown, deleted or not in the caller's feed; 400 when the id is not a uuid. Auth: required.
+         * @description Already read gives `updated: 0`. 404 when the update is unknown, deleted or not in the caller's feed; 400 when the id is not a uuid. Auth: required. Rate limiters: global.
          */
         put: operations["putMeCampaignUpdatesByIdRead"];
         post?: never;
@@ -1664,7 +1664,7 @@ export interface paths {
         get?: never;
         /**
          * Mark the whole feed read
-         * @description Optional body `{ until }` (ISO timestamp): only updates posted at or before it are marked, compared at the millisecond (the precision `created_at` is shown in), so an item's own `created_at` includes that item. `updated` counts the updates this call marked. Auth: required.
+         * @description Optional body `{ until }` (ISO timestamp): only updates posted at or before it are marked, compared at the millisecond (the precision `created_at` is shown in), so an item's own `created_at` includes that item. `updated` counts the updates this call marked. Auth: required. Rate limiters: global.
          */
         put: operations["putMeCampaignUpdatesReadAll"];
         post?: never;
@@ -1683,7 +1683,7 @@ export interface paths {
         };
         /**
          * Roles and permissions of the calling credential (use it to check a bearer credential)
-         * @description Platform permissions are `platform.<role>` plus `api_keys.read`; `api_keys.manage` only when the owner signed in themself (session cookies or an ID token; not an API key, not staff viewing as the user). Organization permissions are per organization and not listed here. Auth: required.
+         * @description Platform permissions are `platform.<role>` plus `api_keys.read`; `api_keys.manage` only when the owner signed in themself (session cookies or an ID token; not an API key, not staff viewing as the user). Organization permissions are per organization and not listed here. Auth: required. Rate limiters: global.
          */
         get: operations["getMeCapabilities"];
         put?: never;
@@ -1703,7 +1703,7 @@ export interface paths {
         };
         /**
          * Your donation history
-         * @description Your gifts, newest first, paged `{ data, pagination }`. `status` filters (paid, refunded, failed, pending; another value answers 400 `Invalid status` with `allowed`); `fundraiser_id` must be a uuid. Auth: required.
+         * @description Your gifts, newest first, paged `{ data, pagination }`. `status` filters (paid, refunded, failed, pending; another value answers 400 `Invalid status` with `allowed`); `fundraiser_id` must be a uuid. Auth: required. Rate limiters: global.
          */
         get: operations["getMeDonations"];
         put?: never;
@@ -1723,7 +1723,7 @@ export interface paths {
         };
         /**
          * Your annual donation statement (PDF or CSV)
-         * @description A download (`Content-Disposition: attachment; filename="donations-<year>.<ext>"`) of your paid gifts settled in `year` (UTC), 2026 to the current year (else 400). `format` is `pdf` (default, application/pdf) or `csv` (text/csv). It says that it is not a tax receipt. Auth: required.
+         * @description A download (`Content-Disposition: attachment; filename="donations-<year>.<ext>"`) of your paid gifts settled in `year` (UTC), 2026 to the current year (else 400). `format` is `pdf` (default, application/pdf) or `csv` (text/csv). It says that it is not a tax receipt. Auth: required. Rate limiters: global.
          */
         get: operations["getMeDonationsStatement"];
         put?: never;
@@ -1743,7 +1743,7 @@ export interface paths {
         };
         /**
          * Your giving summary
-         * @description Bare object over your paid gifts only (pending, failed and refunded gifts are left out). Dates are null before the first paid gift. Auth: required.
+         * @description Bare object over your paid gifts only (pending, failed and refunded gifts are left out). Dates are null before the first paid gift. Auth: required. Rate limiters: global.
          */
         get: operations["getMeDonationsSummary"];
         put?: never;
@@ -1763,14 +1763,14 @@ export interface paths {
         };
         /**
          * The caller's notifications, newest first
-         * @description `archived=true` returns the archive; any other value the active ones. `unreadCount` counts unread, non-archived rows; `updatesUnreadCount` is the campaign-updates feed's unread count, null when that count failed. Auth: required.
+         * @description `archived=true` returns the archive; any other value the active ones. `unreadCount` counts unread, non-archived rows; `updatesUnreadCount` is the campaign-updates feed's unread count, null when that count failed. Auth: required. Rate limiters: global.
          */
         get: operations["getNotifications"];
         put?: never;
         post?: never;
         /**
          * Delete notifications
-         * @description `ids` must be a non-empty array of uuids (else 400 `ids array is required`). Ids that are not the caller's are ignored; the count says how many rows changed. Auth: required.
+         * @description `ids` must be a non-empty array of uuids (else 400 `ids array is required`). Ids that are not the caller's are ignored; the count says how many rows changed. Auth: required. Rate limiters: global.
          */
         delete: operations["deleteNotifications"];
         options?: never;
@@ -1788,7 +1788,7 @@ export interface paths {
         get?: never;
         /**
          * Mark one notification read
-         * @description An unknown id, another user's or an already read one answers `updated: 0`. Auth: required.
+         * @description An unknown id, another user's or an already read one answers `updated: 0`. Auth: required. Rate limiters: global.
          */
         put: operations["putNotificationsByIdRead"];
         post?: never;
@@ -1813,7 +1813,7 @@ export interface paths {
         head?: never;
         /**
          * Archive notifications (and mark them read)
-         * @description `ids` must be a non-empty array of uuids (else 400 `ids array is required`). Ids that are not the caller's are ignored; the count says how many rows changed. Auth: required.
+         * @description `ids` must be a non-empty array of uuids (else 400 `ids array is required`). Ids that are not the caller's are ignored; the count says how many rows changed. Auth: required. Rate limiters: global.
          */
         patch: operations["patchNotificationsArchive"];
         trace?: never;
@@ -1833,7 +1833,7 @@ export interface paths {
         head?: never;
         /**
          * Mark notifications read
-         * @description `ids` must be a non-empty array of uuids (else 400 `ids array is required`). Ids that are not the caller's are ignored; the count says how many rows changed. Auth: required.
+         * @description `ids` must be a non-empty array of uuids (else 400 `ids array is required`). Ids that are not the caller's are ignored; the count says how many rows changed. Auth: required. Rate limiters: global.
          */
         patch: operations["patchNotificationsMarkRead"];
         trace?: never;
@@ -1848,7 +1848,7 @@ export interface paths {
         get?: never;
         /**
          * Mark all the caller's notifications read
-         * @description Auth: required.
+         * @description Auth: required. Rate limiters: global.
          */
         put: operations["putNotificationsReadAll"];
         post?: never;
@@ -1867,13 +1867,13 @@ export interface paths {
         };
         /**
          * Organizations directly below this one
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). By name. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). By name. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugChildren"];
         put?: never;
         /**
          * Put an organization below this one
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). `organization_id` names the child; you need org.manage_children in both (unknown child 404 `Organization not found`, else 403 `Requires permission: org.manage_children`). 201 with the child; 200 when it already is one; 409 `ALREADY_HAS_PARENT` when it belongs to another organization, `ORG_CYCLE` when it is this one or above it. Auth: required. Policy: the caller holds org.manage_children in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_children).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). `organization_id` names the child; you need org.manage_children in both (unknown child 404 `Organization not found`, else 403 `Requires permission: org.manage_children`). 201 with the child; 200 when it already is one; 409 `ALREADY_HAS_PARENT` when it belongs to another organization, `ORG_CYCLE` when it is this one or above it. Auth: required. Policy: the caller holds org.manage_children in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_children). Rate limiters: global.
          */
         post: operations["postOrgAdminBySlugChildren"];
         delete?: never;
@@ -1891,7 +1891,7 @@ export interface paths {
         };
         /**
          * Organization dashboard totals
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Rolled up over this organization and every organization below it. `totalRaisedCents`: paid gifts less what was refunded of them, in `currency` (the one most of the campaigns use); `uniqueDonors`: distinct signed-in donors of paid gifts (guests are not counted). Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Rolled up over this organization and every organization below it. `totalRaisedCents`: paid gifts less what was refunded of them, in `currency` (the one most of the campaigns use); `uniqueDonors`: distinct signed-in donors of paid gifts (guests are not counted). Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugDashboard"];
         put?: never;
@@ -1911,13 +1911,13 @@ export interface paths {
         };
         /**
          * The organization's documents, public and private
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Newest first. Paged. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Newest first. Paged. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugDocuments"];
         put?: never;
         /**
          * Upload a document (PDF)
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). The request body is the PDF itself (`Content-Type: application/pdf`, at most 10 MB, else 413); the bytes must be a PDF (else 400 `UNSUPPORTED_DOCUMENT`). `name` labels it; `is_public=true` lists it on the public documents read. Auth: required. Policy: the caller holds org.upload_documents in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.upload_documents).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). The request body is the PDF itself (`Content-Type: application/pdf`, at most 10 MB, else 413); the bytes must be a PDF (else 400 `UNSUPPORTED_DOCUMENT`). `name` labels it; `is_public=true` lists it on the public documents read. Auth: required. Policy: the caller holds org.upload_documents in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.upload_documents). Rate limiters: global.
          */
         post: operations["postOrgAdminBySlugDocuments"];
         delete?: never;
@@ -1935,7 +1935,7 @@ export interface paths {
         };
         /**
          * Download a document
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). The PDF, public or private, as an attachment with `Cache-Control: private, no-store`; org.read is checked on every request (a removed member is refused). This is the only URL that serves a private document's bytes. Unknown document 404. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). The PDF, public or private, as an attachment with `Cache-Control: private, no-store`; org.read is checked on every request (a removed member is refused). This is the only URL that serves a private document's bytes. Unknown document 404. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugDocumentsByDocumentId"];
         put?: never;
@@ -1955,7 +1955,7 @@ export interface paths {
         };
         /**
          * Gifts to the organization's campaigns
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Newest first. `status` filters (paid, refunded, failed, pending; another value 400 with `allowed`). Anonymous gifts show no donor name or email; `donor_email` needs org.read_donors. Auth: required. Policy: the caller holds org.read_donations in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read_donations).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Newest first. `status` filters (paid, refunded, failed, pending; another value 400 with `allowed`). Anonymous gifts show no donor name or email; `donor_email` needs org.read_donors. Auth: required. Policy: the caller holds org.read_donations in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read_donations). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugDonations"];
         put?: never;
@@ -1975,7 +1975,7 @@ export interface paths {
         };
         /**
          * The organization's campaigns
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Non-deleted campaigns of this organization only (not its children), newest first; no private contact fields. `status` filters (draft, pending, rejected, active, paused, ended; another value 400 with `allowed`). Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Non-deleted campaigns of this organization only (not its children), newest first; no private contact fields. `status` filters (draft, pending, rejected, active, paused, ended; another value 400 with `allowed`). Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugFundraisers"];
         put?: never;
@@ -1995,13 +1995,13 @@ export interface paths {
         };
         /**
          * Members and their roles
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Owners, then admins, then viewers. Paged. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Owners, then admins, then viewers. Paged. Auth: required. Policy: the caller holds org.read in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugMembers"];
         put?: never;
         /**
          * Add a member
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). `email` (exact address of an active account) or `user_id`, and `role`. A role carrying a permission you do not hold (an admin naming an owner) answers 403 `Requires permission: <that permission>`. Unknown account 404 `User not found`; already a member 409 `ALREADY_MEMBER`. Shares one 30/min bucket with the user search. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members). Rate limiters: memberLookup.
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). `email` (exact address of an active account) or `user_id`, and `role`. A role carrying a permission you do not hold (an admin naming an owner) answers 403 `Requires permission: <that permission>`. Unknown account 404 `User not found`; already a member 409 `ALREADY_MEMBER`. Shares one 30/min bucket with the user search. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members). Rate limiters: global, memberLookup.
          */
         post: operations["postOrgAdminBySlugMembers"];
         delete?: never;
@@ -2022,14 +2022,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). 204. You must hold every permission of the member's role. Not a member 404; the last owner 409 `LAST_OWNER`. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). 204. You must hold every permission of the member's role. Not a member 404; the last owner 409 `LAST_OWNER`. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members). Rate limiters: global.
          */
         delete: operations["deleteOrgAdminBySlugMembersByUserId"];
         options?: never;
         head?: never;
         /**
          * Change a member's role
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). You must hold every permission of both the member's current role and the new one (else 403 `Requires permission`). Not a member 404 `Member not found`; demoting the last owner 409 `LAST_OWNER`. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). You must hold every permission of both the member's current role and the new one (else 403 `Requires permission`). Not a member 404 `Member not found`; demoting the last owner 409 `LAST_OWNER`. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members). Rate limiters: global.
          */
         patch: operations["patchOrgAdminBySlugMembersByUserId"];
         trace?: never;
@@ -2043,7 +2043,7 @@ export interface paths {
         };
         /**
          * Payouts of the organization's connected account
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Newest first, paged; `earnings` are its campaigns' (as `GET /payouts/earnings` reckons a person's); `account` is the organization's connected account (null before onboarding: `POST /processor/connect/onboarding { organization_id }`, which needs org.manage_payouts). Auth: required. Policy: the caller holds org.read_payouts in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read_payouts).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Newest first, paged; `earnings` are its campaigns' (as `GET /payouts/earnings` reckons a person's); `account` is the organization's connected account (null before onboarding: `POST /processor/connect/onboarding { organization_id }`, which needs org.manage_payouts). Auth: required. Policy: the caller holds org.read_payouts in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.read_payouts). Rate limiters: global.
          */
         get: operations["getOrgAdminBySlugPayouts"];
         put?: never;
@@ -2069,7 +2069,7 @@ export interface paths {
         head?: never;
         /**
          * Edit the organization's profile
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Partial: name, description (plain text), website, logo (http(s) URLs), country (2 letters). The slug does not change. Auth: required. Policy: the caller holds org.update_settings in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.update_settings).
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). Partial: name, description (plain text), website, logo (http(s) URLs), country (2 letters). The slug does not change. Auth: required. Policy: the caller holds org.update_settings in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.update_settings). Rate limiters: global.
          */
         patch: operations["patchOrgAdminBySlugSettings"];
         trace?: never;
@@ -2083,7 +2083,7 @@ export interface paths {
         };
         /**
          * Find people to add as members
-         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). `q`: an exact email address, or 2 or more characters of a public profile's name or slug (fewer: `[]`); at most 20, each with its role here (null when not a member). Never shows an email. Shares one 30/min bucket with adding members. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members). Rate limiters: memberLookup.
+         * @description Org admin: `{slug}` must match `^[a-z0-9][a-z0-9-]{0,254}$`; an unknown or malformed slug answers 404 `Organization not found` (never 403). `q`: an exact email address, or 2 or more characters of a public profile's name or slug (fewer: `[]`); at most 20, each with its role here (null when not a member). Never shows an email. Shares one 30/min bucket with adding members. Auth: required. Policy: the caller holds org.manage_members in the organization (unknown or malformed slug 404 Organization not found; otherwise 403 Requires permission: org.manage_members). Rate limiters: global, memberLookup.
          */
         get: operations["getOrgAdminBySlugUsersSearch"];
         put?: never;
@@ -2109,7 +2109,7 @@ export interface paths {
         put?: never;
         /**
          * Register an organization
-         * @description Needs a verified email (403 `EMAIL_NOT_VERIFIED`). You become its `org_owner`. `slug` defaults to one derived from the name (a numeric suffix keeps it unique); a taken slug answers 409 `SLUG_TAKEN`. `parent_id` registers it under an organization where you hold `org.manage_children` (unknown 404 `Organization not found`, else 403 `Requires permission: org.manage_children`). Name and description are plain text. 5 registrations an hour per IP and account. Auth: required. Rate limiters: orgCreation.
+         * @description Needs a verified email (403 `EMAIL_NOT_VERIFIED`). You become its `org_owner`. `slug` defaults to one derived from the name (a numeric suffix keeps it unique); a taken slug answers 409 `SLUG_TAKEN`. `parent_id` registers it under an organization where you hold `org.manage_children` (unknown 404 `Organization not found`, else 403 `Requires permission: org.manage_children`). Name and description are plain text. 5 registrations an hour per IP and account. Auth: required. Rate limiters: global, orgCreation.
          */
         post: operations["postOrganizations"];
         delete?: never;
@@ -2249,7 +2249,7 @@ export interface paths {
         put?: never;
         /**
          * Start a gift with a PaymentIntent
-         * @description For clients that confirm the payment themselves (Stripe.js; with the sandbox processor POST /sandbox/payment-intents/{id}/confirm). Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional.
+         * @description For clients that confirm the payment themselves (Stripe.js; with the sandbox processor POST /sandbox/payment-intents/{id}/confirm). Amounts in integer cents of the campaign's currency: amount_cents 100 to 10,000,000, tip_cents 0 to 1,000,000. Only an active, non-deleted campaign the caller may read takes money, else 400 code FUNDRAISER_NOT_ACCEPTING_DONATIONS. A guest must give donor_email; a signed-in donor is attributed and receives the receipt at the account's address. When CAPTCHA is configured a guest must send a passing captchaToken or, from a native app, a valid one-time attestation in the `X-App-Attestation` header (an ES256/RS256 JWS signed by a key in APP_ATTESTATION_KEYS, `aud` = PUBLIC_URL, `sub`, `jti`, `iat` to `exp` at most 5 minutes; each `jti` is accepted once), else 403 `{ captchaFailed: true }`. `message` is plain text (markup removed). `ref` (optional) is the referral the donor came with: the paid gift is attributed to it (see POST /referrals/clicks). The gift stays pending until the processor's webhook settles it. A processor failure answers 502 (refused) or 503 (unreachable) and the gift is marked failed. Auth: optional. Rate limiters: global.
          */
         post: operations["postPaymentsCreateIntent"];
         delete?: never;
@@ -2267,7 +2267,7 @@ export interface paths {
         };
         /**
          * Your payouts
-         * @description Payouts of your connected account to your bank, newest first, paged `{ data, pagination }`. Auth: required.
+         * @description Payouts of your connected account to your bank, newest first, paged `{ data, pagination }`. Auth: required. Rate limiters: global.
          */
         get: operations["getPayouts"];
         put?: never;
@@ -2329,7 +2329,7 @@ export interface paths {
         put?: never;
         /**
          * Refresh payouts from the processor
-         * @description Repairs the account's payout rows from the processor's list, the links between payouts and the gifts they paid out, and missing ledger entries; starts no new money movement. Transfers and reversals already decided but left unconfirmed (a processor timeout, a crash) are re-sent with their original idempotency key, so the processor answers what it did (or does it once) and they are recorded; `repaired.ledger_entries` counts their entries too. `accountId` defaults to your own account; another id is accepted only for an organization's account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to). Auth: required. Policy: the account is the caller's own, or an organization's where the caller holds org.manage_payouts (any other id, or no account yet, 404).
+         * @description Repairs the account's payout rows from the processor's list, the links between payouts and the gifts they paid out, and missing ledger entries; starts no new money movement. Transfers and reversals already decided but left unconfirmed (a processor timeout, a crash) are re-sent with their original idempotency key, so the processor answers what it did (or does it once) and they are recorded; `repaired.ledger_entries` counts their entries too. `accountId` defaults to your own account; another id is accepted only for an organization's account where you hold org.manage_payouts, else 404. One refresh per account per minute: 429 with `Retry-After` (counted on the account the request resolves to). Auth: required. Policy: the account is the caller's own, or an organization's where the caller holds org.manage_payouts (any other id, or no account yet, 404). Rate limiters: global.
          */
         post: operations["postPayoutsRefresh"];
         delete?: never;
@@ -2347,7 +2347,7 @@ export interface paths {
         };
         /**
          * Headline platform numbers, cached five minutes
-         * @description Auth: none. Rate limiters: public.
+         * @description Auth: none. Rate limiters: global, public.
          */
         get: operations["getPlatformNumbers"];
         put?: never;
@@ -2367,7 +2367,7 @@ export interface paths {
         };
         /**
          * The team roster (at most 48)
-         * @description Staff and admins on active accounts with a public profile that has a slug, admins first, then by name; at most 48. `title` names the role in the requested language. An empty list is a normal 200. Auth: none. Rate limiters: public.
+         * @description Staff and admins on active accounts with a public profile that has a slug, admins first, then by name; at most 48. `title` names the role in the requested language. An empty list is a normal 200. Auth: none. Rate limiters: global, public.
          */
         get: operations["getPlatformTeam"];
         put?: never;
@@ -2389,7 +2389,7 @@ export interface paths {
         put?: never;
         /**
          * Start a tip to the platform (one-time or monthly)
-         * @description Creates a pending tip and a checkout session (a monthly subscription for `recurring`); pay at `url`, then the payer returns to `{site_url}/tip/{id}`. The processor webhook settles it. A signed-in tipper is named on the receipt unless `anonymous`. Guests send `captchaToken` when CAPTCHA is configured, or from a native app a valid one-time `X-App-Attestation` (as for POST /donations); 403 `captchaFailed` otherwise. Auth: optional. Rate limiters: auth.
+         * @description Creates a pending tip and a checkout session (a monthly subscription for `recurring`); pay at `url`, then the payer returns to `{site_url}/tip/{id}`. The processor webhook settles it. A signed-in tipper is named on the receipt unless `anonymous`. Guests send `captchaToken` when CAPTCHA is configured, or from a native app a valid one-time `X-App-Attestation` (as for POST /donations); 403 `captchaFailed` otherwise. Auth: optional. Rate limiters: global, auth.
          */
         post: operations["postPlatformTips"];
         delete?: never;
@@ -2407,7 +2407,7 @@ export interface paths {
         };
         /**
          * A tip receipt (public: the tip id is the capability)
-         * @description A tip that has not settled answers 200 with `status: pending`. Never carries an email or a processor id. Auth: none. Rate limiters: public.
+         * @description A tip that has not settled answers 200 with `status: pending`. Never carries an email or a processor id. Auth: none. Rate limiters: global, public.
          */
         get: operations["getPlatformTipsById"];
         put?: never;
@@ -2429,7 +2429,7 @@ export interface paths {
         put?: never;
         /**
          * Email a paid tip's receipt to any address
-         * @description At most 5 sends per tip: the next ones answer 429 `Receipt email limit reached for this tip` for good (no Retry-After). A missing or unpaid tip answers 404. `status` says whether the mail went out at once or is queued. Auth: optional. Rate limiters: strict.
+         * @description At most 5 sends per tip: the next ones answer 429 `Receipt email limit reached for this tip` for good (no Retry-After). A missing or unpaid tip answers 404. `status` says whether the mail went out at once or is queued. Auth: optional. Rate limiters: global, strict.
          */
         post: operations["postPlatformTipsByIdReceiptEmail"];
         delete?: never;
@@ -2647,7 +2647,7 @@ export interface paths {
         };
         /**
          * A project's allocation, disbursement and milestone counts
-         * @description `{ data: { fundraiser_id, is_project, currency, raised_cents, allocated_cents (sum of milestone amounts), unallocated_cents, disbursed_cents (the campaign's shares of paid payouts), pending_disbursement_cents, disbursement_count, milestones: { total, planned, in_progress, done } } }`. A campaign that is not a project answers 200 with zeros. 404 when the campaign is not readable. Auth: optional. Rate limiters: public.
+         * @description `{ data: { fundraiser_id, is_project, currency, raised_cents, allocated_cents (sum of milestone amounts), unallocated_cents, disbursed_cents (the campaign's shares of paid payouts), pending_disbursement_cents, disbursement_count, milestones: { total, planned, in_progress, done } } }`. A campaign that is not a project answers 200 with zeros. 404 when the campaign is not readable. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getProjectsByFundraiserIdFundingStats"];
         put?: never;
@@ -2667,13 +2667,13 @@ export interface paths {
         };
         /**
          * Milestones of a project (bare array)
-         * @description Ordered by due date (undated last), then creation. With `lang`, title and description are overlaid with that locale's translation where one exists. 404 when the campaign is not readable. Auth: optional. Rate limiters: public.
+         * @description Ordered by due date (undated last), then creation. With `lang`, title and description are overlaid with that locale's translation where one exists. 404 when the campaign is not readable. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getProjectsByFundraiserIdMilestones"];
         put?: never;
         /**
          * Add a milestone
-         * @description Owner only; project campaigns only (400 NOT_A_PROJECT). Title 1 to 200 and description plain text (markup removed). A status of `done` sets completed_at. The language is detected offline and machine translations are queued. Answers the bare row. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only; project campaigns only (400 NOT_A_PROJECT). Title 1 to 200 and description plain text (markup removed). A status of `done` sets completed_at. The language is detected offline and machine translations are queued. Answers the bare row. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         post: operations["postProjectsByFundraiserIdMilestones"];
         delete?: never;
@@ -2694,14 +2694,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a milestone
-         * @description Owner only. 204; 404 when unknown or of another campaign. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only. 204; 404 when unknown or of another campaign. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         delete: operations["deleteProjectsByFundraiserIdMilestonesByMilestoneId"];
         options?: never;
         head?: never;
         /**
          * Edit a milestone
-         * @description Owner only; at least one field. Moving to `done` sets completed_at, leaving it clears it. Changed words are translated again. Answers the bare row; 404 for a milestone of another campaign. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only; at least one field. Moving to `done` sets completed_at, leaving it clears it. Changed words are translated again. Answers the bare row; 404 for a milestone of another campaign. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         patch: operations["patchProjectsByFundraiserIdMilestonesByMilestoneId"];
         trace?: never;
@@ -2715,7 +2715,7 @@ export interface paths {
         };
         /**
          * Translations tab: every update's translations
-         * @description Owner only. Every live update newest first, with its original text, language and its translation rows (a locale with no row yet is absent). Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only. Every live update newest first, with its original text, language and its translation rows (a locale with no row yet is absent). Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         get: operations["getProjectsByFundraiserIdTranslations"];
         put?: never;
@@ -2735,13 +2735,13 @@ export interface paths {
         };
         /**
          * Updates of a campaign
-         * @description A bare array of `update` and `withdrawal` items (the campaign's share of each payout), newest first; withdrawn updates are left out. A campaign the caller cannot read answers 200 `[]`. With `lang`, title and body are overlaid with that locale's translation where one exists (`language` stays the original). liked_by_me is false for guests. Auth: optional. Rate limiters: public.
+         * @description A bare array of `update` and `withdrawal` items (the campaign's share of each payout), newest first; withdrawn updates are left out. A campaign the caller cannot read answers 200 `[]`. With `lang`, title and body are overlaid with that locale's translation where one exists (`language` stays the original). liked_by_me is false for guests. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getProjectsByFundraiserIdUpdates"];
         put?: never;
         /**
          * Post an update
-         * @description Owner only; needs a verified email (403 EMAIL_NOT_VERIFIED). Title (optional, at most 200; null or blank means none) and body (1 to 20,000) are plain text: markup is removed. The language is detected offline, machine translations into the other locales are queued, and connected users are told (event `update.posted`). Answers the bare update. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Feature flag: features.project_updates.
+         * @description Owner only; needs a verified email (403 EMAIL_NOT_VERIFIED). Title (optional, at most 200; null or blank means none) and body (1 to 20,000) are plain text: markup is removed. The language is detected offline, machine translations into the other locales are queued, and connected users are told (event `update.posted`). Answers the bare update. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global. Feature flag: features.project_updates.
          */
         post: operations["postProjectsByFundraiserIdUpdates"];
         delete?: never;
@@ -2762,14 +2762,14 @@ export interface paths {
         post?: never;
         /**
          * Withdraw an update
-         * @description Owner only. A soft delete: the update leaves every feed. 404 when unknown or already withdrawn. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only. A soft delete: the update leaves every feed. 404 when unknown or already withdrawn. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         delete: operations["deleteProjectsByFundraiserIdUpdatesByUpdateId"];
         options?: never;
         head?: never;
         /**
          * Edit an update
-         * @description Owner only; needs a verified email. At least one of title and body; title null or blank removes the title. When the words change the language is detected again, machine translations are dropped and queued again and hand-made ones are flagged `outdated`. Every edit is audit-logged. 404 for withdrawn updates. Answers the bare update. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Feature flag: features.project_updates.
+         * @description Owner only; needs a verified email. At least one of title and body; title null or blank removes the title. When the words change the language is detected again, machine translations are dropped and queued again and hand-made ones are flagged `outdated`. Every edit is audit-logged. 404 for withdrawn updates. Answers the bare update. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global. Feature flag: features.project_updates.
          */
         patch: operations["patchProjectsByFundraiserIdUpdatesByUpdateId"];
         trace?: never;
@@ -2807,7 +2807,7 @@ export interface paths {
         };
         /**
          * Translations of one update
-         * @description Owner only. 404 for a withdrawn update or one of another campaign. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only. 404 for a withdrawn update or one of another campaign. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         get: operations["getProjectsByFundraiserIdUpdatesByUpdateIdTranslations"];
         put?: never;
@@ -2828,7 +2828,7 @@ export interface paths {
         get?: never;
         /**
          * Save a hand-edited translation
-         * @description Owner only; audit-logged. Creates or overwrites the row in `lang` with source `human` (plain text, markup removed). 400 in the update's own language, and without a title when the update has one. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only; audit-logged. Creates or overwrites the row in `lang` with source `human` (plain text, markup removed). 400 in the update's own language, and without a title when the update has one. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         put: operations["putProjectsByFundraiserIdUpdatesByUpdateIdTranslationsByLang"];
         post?: never;
@@ -2849,7 +2849,7 @@ export interface paths {
         put?: never;
         /**
          * Regenerate a machine translation
-         * @description Owner only; audit-logged. Translates the update now and stores the row with source `machine`. A hand-edited row is replaced only with `force=1` or `force=true` (else 409 HUMAN_TRANSLATION). 400 in the update's own language; 503 `Translation service unavailable` when TRANSLATE_URL is unset or the service fails. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404).
+         * @description Owner only; audit-logged. Translates the update now and stores the row with source `machine`. A hand-edited row is replaced only with `force=1` or `force=true` (else 409 HUMAN_TRANSLATION). 400 in the update's own language; 503 `Translation service unavailable` when TRANSLATE_URL is unset or the service fails. Auth: required. Policy: the caller owns the campaign (anyone else, and deleted campaigns, 404). Rate limiters: global.
          */
         post: operations["postProjectsByFundraiserIdUpdatesByUpdateIdTranslationsByLangRegenerate"];
         delete?: never;
@@ -2889,7 +2889,7 @@ export interface paths {
         put?: never;
         /**
          * Report a campaign, comment, update or user
-         * @description Needs a verified email (403 EMAIL_NOT_VERIFIED). `reason` 1 to 200 characters, `details` up to 5,000, both plain text. 404 when the reported thing does not exist. Auth: required.
+         * @description Needs a verified email (403 EMAIL_NOT_VERIFIED). `reason` 1 to 200 characters, `details` up to 5,000, both plain text. 404 when the reported thing does not exist. Auth: required. Rate limiters: global.
          */
         post: operations["postReports"];
         delete?: never;
@@ -2927,7 +2927,7 @@ export interface paths {
         };
         /**
          * Platform statistics (bare object; kept alongside /platform/numbers)
-         * @description Auth: none. Rate limiters: public.
+         * @description Auth: none. Rate limiters: global, public.
          */
         get: operations["getStats"];
         put?: never;
@@ -2947,13 +2947,13 @@ export interface paths {
         };
         /**
          * The caller's follows
-         * @description Active follows, newest first, paged by offset. Auth: required.
+         * @description Active follows, newest first, paged by offset. Auth: required. Rate limiters: global.
          */
         get: operations["getSubscriptions"];
         put?: never;
         /**
          * Follow a user or an organization
-         * @description There is no campaign-level follow. 201 with the new follow; 200 with the same row when already following. Following yourself is 400; an unknown user or organization 404; a user who blocked the caller 403 (code BLOCKED). The followed user gets a `new_follower` notification once per follower. Auth: required.
+         * @description There is no campaign-level follow. 201 with the new follow; 200 with the same row when already following. Following yourself is 400; an unknown user or organization 404; a user who blocked the caller 403 (code BLOCKED). The followed user gets a `new_follower` notification once per follower. Auth: required. Rate limiters: global.
          */
         post: operations["postSubscriptions"];
         delete?: never;
@@ -2974,7 +2974,7 @@ export interface paths {
         post?: never;
         /**
          * Unfollow
-         * @description Idempotent; 204. Following again later starts a new relationship: updates posted before it read as read in the campaign-updates feed. Auth: required.
+         * @description Idempotent; 204. Following again later starts a new relationship: updates posted before it read as read in the campaign-updates feed. Auth: required. Rate limiters: global.
          */
         delete: operations["deleteSubscriptionsByFollowingTypeByFollowingId"];
         options?: never;
@@ -2991,7 +2991,7 @@ export interface paths {
         };
         /**
          * Trust centre: live status of the platform's components
-         * @description Checks the database (a query within 3 s; slower than 1 s is degraded), the payment processor (the sandbox is in-process; Stripe must accept a connection), mail (with SMTP_URL: the server accepts a connection and no mail waits over 15 minutes; without it mail is kept in the outbox by design) and the job queue (a due job waiting over 5 minutes is degraded, over 30 an outage). The whole is an outage when the database is down, degraded when any component is not operational. Cached 15 minutes while operational, 1 minute otherwise; `updated_at` says when the checks ran. Auth: none.
+         * @description Checks the database (a query within 3 s; slower than 1 s is degraded), the payment processor (the sandbox is in-process; Stripe must accept a connection), mail (with SMTP_URL: the server accepts a connection and no mail waits over 15 minutes; without it mail is kept in the outbox by design) and the job queue (a due job waiting over 5 minutes is degraded, over 30 an outage). The whole is an outage when the database is down, degraded when any component is not operational. Cached 15 minutes while operational, 1 minute otherwise; `updated_at` says when the checks ran. Auth: none. Rate limiters: global.
          */
         get: operations["getTrustStatus"];
         put?: never;
@@ -3013,7 +3013,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe
-         * @description Switches the email of the token's category (every type for `all`) off. Idempotent. A token the service did not sign answers 400 `Invalid unsubscribe token`. Auth: none. Rate limiters: auth.
+         * @description Switches the email of the token's category (every type for `all`) off. Idempotent. A token the service did not sign answers 400 `Invalid unsubscribe token`. Auth: none. Rate limiters: global, auth.
          */
         post: operations["postUnsubscribe"];
         delete?: never;
@@ -3031,7 +3031,7 @@ export interface paths {
         };
         /**
          * What an unsubscribe link would change
-         * @description The masked address, the category the token names, and whether it is subscribed now. A token the service did not sign answers 400 `Invalid unsubscribe token`. Auth: none. Rate limiters: public.
+         * @description The masked address, the category the token names, and whether it is subscribed now. A token the service did not sign answers 400 `Invalid unsubscribe token`. Auth: none. Rate limiters: global, public.
          */
         get: operations["getUnsubscribePreview"];
         put?: never;
@@ -3053,7 +3053,7 @@ export interface paths {
         put?: never;
         /**
          * Mail an unsubscribe link
-         * @description Always 200 whatever the address (nothing tells whether it has an account); when an account has it, a link that unsubscribes from all notification emails is mailed there. Auth: none. Rate limiters: auth.
+         * @description Always 200 whatever the address (nothing tells whether it has an account); when an account has it, a link that unsubscribes from all notification emails is mailed there. Auth: none. Rate limiters: global, auth.
          */
         post: operations["postUnsubscribeRequest"];
         delete?: never;
@@ -3073,7 +3073,7 @@ export interface paths {
         put?: never;
         /**
          * Undo an unsubscribe
-         * @description Switches the email of the token's category back on. Idempotent. A token the service did not sign answers 400 `Invalid unsubscribe token`. Auth: none. Rate limiters: auth.
+         * @description Switches the email of the token's category back on. Idempotent. A token the service did not sign answers 400 `Invalid unsubscribe token`. Auth: none. Rate limiters: global, auth.
          */
         post: operations["postUnsubscribeResubscribe"];
         delete?: never;
@@ -3091,7 +3091,7 @@ export interface paths {
         };
         /**
          * A user's achievements
-         * @description Newest first; `code` is the public code of the achievement's card. Earned on events: first gift, first campaign live, goal reached, 10 and 100 donors on a campaign, first update (each once). Labels follow `lang`. A private profile lists none to anyone but its owner; an achievement earned through an anonymous gift shows only to its earner. 404 for an unknown account and, to others, an inactive one. Auth: optional. Rate limiters: public.
+         * @description Newest first; `code` is the public code of the achievement's card. Earned on events: first gift, first campaign live, goal reached, 10 and 100 donors on a campaign, first update (each once). Labels follow `lang`. A private profile lists none to anyone but its owner; an achievement earned through an anonymous gift shows only to its earner. 404 for an unknown account and, to others, an inactive one. Auth: optional. Rate limiters: global, public.
          */
         get: operations["getUsersByIdAchievements"];
         put?: never;
@@ -3112,13 +3112,13 @@ export interface paths {
         get?: never;
         /**
          * Block a user
-         * @description Idempotent; 204. Blocking yourself is 400, an unknown user 404. A blocked user cannot comment on the blocker's campaigns or follow the blocker (their existing follow ends), and the blocker no longer sees their comments. Auth: required.
+         * @description Idempotent; 204. Blocking yourself is 400, an unknown user 404. A blocked user cannot comment on the blocker's campaigns or follow the blocker (their existing follow ends), and the blocker no longer sees their comments. Auth: required. Rate limiters: global.
          */
         put: operations["putUsersByIdBlock"];
         post?: never;
         /**
          * Unblock a user
-         * @description Idempotent; 204 whether or not the user was blocked. Auth: required.
+         * @description Idempotent; 204 whether or not the user was blocked. Auth: required. Rate limiters: global.
          */
         delete: operations["deleteUsersByIdBlock"];
         options?: never;
@@ -3135,7 +3135,7 @@ export interface paths {
         };
         /**
          * The caller's notification preferences
-         * @description Email toggles per notification type (a type never switched is on). Which notifications also produce email is decided here, not under /notifications. `me` or the caller's own id; another id answers 404. Auth: required.
+         * @description Email toggles per notification type (a type never switched is on). Which notifications also produce email is decided here, not under /notifications. `me` or the caller's own id; another id answers 404. Auth: required. Rate limiters: global.
          */
         get: operations["getUsersByIdPreferences"];
         put?: never;
@@ -3145,7 +3145,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's notification preferences
-         * @description Email toggles per notification type (a type never switched is on). Which notifications also produce email is decided here, not under /notifications. `me` or the caller's own id; another id answers 404. Partial: only the types sent change; unknown types are ignored. Answers every toggle after the change. Auth: required.
+         * @description Email toggles per notification type (a type never switched is on). Which notifications also produce email is decided here, not under /notifications. `me` or the caller's own id; another id answers 404. Partial: only the types sent change; unknown types are ignored. Answers every toggle after the change. Auth: required. Rate limiters: global.
          */
         patch: operations["patchUsersByIdPreferences"];
         trace?: never;
@@ -3159,7 +3159,7 @@ export interface paths {
         };
         /**
          * The users the caller blocked
-         * @description Newest first. Each item is the public face of the account (name, avatar, handle), never an email. Auth: required.
+         * @description Newest first. Each item is the public face of the account (name, avatar, handle), never an email. Auth: required. Rate limiters: global.
          */
         get: operations["getUsersMeBlocks"];
         put?: never;
@@ -3180,7 +3180,7 @@ export interface paths {
         get?: never;
         /**
          * Set the private contact email (stored unverified; a verification link is mailed)
-         * @description The verified private contact address is required before publishing. Setting the address that is already verified changes nothing and sends nothing. Shares the verification-resend bucket (5 per minute) with its resend and with /idp/resend-verification. Auth: required. Rate limiters: verificationResend.
+         * @description The verified private contact address is required before publishing. Setting the address that is already verified changes nothing and sends nothing. Shares the verification-resend bucket (5 per minute) with its resend and with /idp/resend-verification. Auth: required. Rate limiters: global, verificationResend.
          */
         put: operations["putUsersMePrivateContact"];
         post?: never;
@@ -3201,7 +3201,7 @@ export interface paths {
         put?: never;
         /**
          * Resend the private contact verification link
-         * @description Answers whether a mail was sent (`sent`) or the address was already verified (`already_verified`). 400 `PRIVATE_CONTACT_MISSING` when no address is set. Auth: required. Rate limiters: verificationResend.
+         * @description Answers whether a mail was sent (`sent`) or the address was already verified (`already_verified`). 400 `PRIVATE_CONTACT_MISSING` when no address is set. Auth: required. Rate limiters: global, verificationResend.
          */
         post: operations["postUsersMePrivateContactResend"];
         delete?: never;
@@ -3225,7 +3225,7 @@ export interface paths {
         head?: never;
         /**
          * Edit your profile
-         * @description Partial: `{ name?, slug?, bio?, avatar?, is_private? }`. Name and bio are plain text (markup removed); slug as for the availability check (invalid or reserved 400, taken 409 `SLUG_TAKEN`); avatar an http(s) URL. Answers the profile as `GET /profiles/{idOrSlug}` shows it to you. Auth: required.
+         * @description Partial: `{ name?, slug?, bio?, avatar?, is_private? }`. Name and bio are plain text (markup removed); slug as for the availability check (invalid or reserved 400, taken 409 `SLUG_TAKEN`); avatar an http(s) URL. Answers the profile as `GET /profiles/{idOrSlug}` shows it to you. Auth: required. Rate limiters: global.
          */
         patch: operations["patchUsersMeProfile"];
         trace?: never;
@@ -3239,7 +3239,7 @@ export interface paths {
         };
         /**
          * What the caller must do before publishing a campaign
-         * @description Hard blockers (blocker: true) are the publish gate's profile checks: profile_name, email_verified, private_contact_verified. Soft suggestions (blocker: false): avatar, profile_slug. `ready` is true when every blocker is ok. Each campaign is also checked when published (at least one image, content review). While the schema behind the checklist is not migrated: `{ ready: true, checklist: null, migration_pending: true }`. Auth: required.
+         * @description Hard blockers (blocker: true) are the publish gate's profile checks: profile_name, email_verified, private_contact_verified. Soft suggestions (blocker: false): avatar, profile_slug. `ready` is true when every blocker is ok. Each campaign is also checked when published (at least one image, content review). While the schema behind the checklist is not migrated: `{ ready: true, checklist: null, migration_pending: true }`. Auth: required. Rate limiters: global.
          */
         get: operations["getUsersMePublishReadiness"];
         put?: never;
@@ -3259,13 +3259,13 @@ export interface paths {
         };
         /**
          * List the caller's webhook endpoints and those of organizations where they hold org.update_settings (never the secret)
-         * @description Auth: required.
+         * @description Auth: required. Rate limiters: global.
          */
         get: operations["getWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint (its signing secret is shown only here and on rotation)
-         * @description Any signed-in credential. With `organization_id` the endpoint receives that organization's campaign and payout events and needs org.update_settings there (unknown 404, else 403); without it, the caller's own. The URL must be https in production; a host that is or resolves to a loopback, private, link-local or metadata address answers 400 with code `WEBHOOK_URL_REFUSED` (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private ranges, never link-local). Deliveries follow the Standard Webhooks spec: headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>` keyed by the secret). Auth: required.
+         * @description Any signed-in credential. With `organization_id` the endpoint receives that organization's campaign and payout events and needs org.update_settings there (unknown 404, else 403); without it, the caller's own. The URL must be https in production; a host that is or resolves to a loopback, private, link-local or metadata address answers 400 with code `WEBHOOK_URL_REFUSED` (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private ranges, never link-local). Deliveries follow the Standard Webhooks spec: headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>` keyed by the secret). Auth: required. Rate limiters: global.
          */
         post: operations["postWebhookEndpoints"];
         delete?: never;
@@ -3283,21 +3283,21 @@ export interface paths {
         };
         /**
          * Read a webhook endpoint (never the secret)
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required. Rate limiters: global.
          */
         get: operations["getWebhookEndpointsById"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint and its delivery log
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required. Rate limiters: global.
          */
         delete: operations["deleteWebhookEndpointsById"];
         options?: never;
         head?: never;
         /**
          * Change a webhook endpoint (url, events, description, status)
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. A new URL is checked as on creation (400 WEBHOOK_URL_REFUSED). A disabled endpoint receives no events (a test ping still goes). Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. A new URL is checked as on creation (400 WEBHOOK_URL_REFUSED). A disabled endpoint receives no events (a test ping still goes). Auth: required. Rate limiters: global.
          */
         patch: operations["patchWebhookEndpointsById"];
         trace?: never;
@@ -3311,7 +3311,7 @@ export interface paths {
         };
         /**
          * The endpoint's deliveries, newest first
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. A failed attempt is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h and 10 h, then the delivery is `failed`. Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. A failed attempt is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h and 10 h, then the delivery is `failed`. Auth: required. Rate limiters: global.
          */
         get: operations["getWebhookEndpointsByIdDeliveries"];
         put?: never;
@@ -3333,7 +3333,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again now (same webhook-id)
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. An unknown delivery, or one of another endpoint, answers 404 `Webhook delivery not found`. Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. An unknown delivery, or one of another endpoint, answers 404 `Webhook delivery not found`. Auth: required. Rate limiters: global.
          */
         post: operations["postWebhookEndpointsByIdDeliveriesByDeliveryIdRetry"];
         delete?: never;
@@ -3353,7 +3353,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing secret (the old one stops signing at once)
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required. Rate limiters: global.
          */
         post: operations["postWebhookEndpointsByIdRotateSecret"];
         delete?: never;
@@ -3373,7 +3373,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a `ping` event to the endpoint
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required. Rate limiters: global.
          */
         post: operations["postWebhookEndpointsByIdTest"];
         delete?: never;
@@ -3451,7 +3451,7 @@ export interface paths {
         };
         /**
          * RS256 public keys of the built-in identity provider (JWKS)
-         * @description Auth: none.
+         * @description 404 when IDP=cognito (the user pool publishes its own keys). Auth: none.
          */
         get: operations["getLocalIdpWellKnownJwksJson"];
         put?: never;
@@ -3709,33 +3709,41 @@ export interface components {
         Comment: {
             author: {
                 avatar: string | null;
+                /** Format: uuid */
                 id: string;
                 name: string | null;
                 profile_slug: string | null;
             };
             body: string;
             created_at: string;
+            /** Format: uuid */
             fundraiser_id: string;
             gif_id: string | null;
+            /** Format: uuid */
             id: string;
             like_count: number;
             liked_by_me: boolean;
+            /** Format: uuid */
             parent_id: string | null;
             /** @description oldest first */
             replies: {
                 author: {
                     avatar: string | null;
+                    /** Format: uuid */
                     id: string;
                     name: string | null;
                     profile_slug: string | null;
                 };
                 body: string;
                 created_at: string;
+                /** Format: uuid */
                 fundraiser_id: string;
                 gif_id: string | null;
+                /** Format: uuid */
                 id: string;
                 like_count: number;
                 liked_by_me: boolean;
+                /** Format: uuid */
                 parent_id: string | null;
             }[];
         };
@@ -3809,10 +3817,12 @@ export interface components {
             created_at: string;
             currency: string;
             fundraiser: {
+                /** Format: uuid */
                 id: string;
                 slug: string;
                 title: string;
             };
+            /** Format: uuid */
             id: string;
             paid_at: string | null;
             /** @description null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it */
@@ -3827,10 +3837,12 @@ export interface components {
             created_at: string;
             currency: string;
             fundraiser: {
+                /** Format: uuid */
                 id: string;
                 slug: string;
                 title: string;
             };
+            /** Format: uuid */
             id: string;
             message: string | null;
             paid_at: string | null;
@@ -3900,10 +3912,12 @@ export interface components {
             end_date: string | null;
             goal_amount_cents: number;
             goal_reached_at: string | null;
+            /** Format: uuid */
             id: string;
             images: string[] | null;
             is_project: boolean;
             location: string | null;
+            /** Format: uuid */
             org_id: string | null;
             /** @description slug read only: what the campaign achieved, as its holder reported it (PUT /fundraisers/{id}/outcome-report); null until then */
             outcome_report?: {
@@ -3911,6 +3925,7 @@ export interface components {
                 images: string[];
                 updated_at: string;
             } | null;
+            /** Format: uuid */
             owner_user_id: string;
             /** @description slug read only */
             percentage_funded?: number;
@@ -3998,6 +4013,7 @@ export interface components {
             data: {
                 donation_count: number;
                 donor_count: number;
+                /** Format: uuid */
                 fundraiser_id: string;
                 goal_amount_cents: number;
                 percentage_funded: number;
@@ -4021,6 +4037,7 @@ export interface components {
                 x: number;
                 y: number;
             };
+            /** Format: uuid */
             id: string;
             original_url: string;
             url: string;
@@ -4050,6 +4067,7 @@ export interface components {
             /** @enum {string} */
             content_type: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm";
             height: number | null;
+            /** Format: uuid */
             id: string;
             /** @enum {string} */
             kind: "image" | "video";
@@ -4062,7 +4080,9 @@ export interface components {
             created_at: string;
             description: string | null;
             due_date: string | null;
+            /** Format: uuid */
             fundraiser_id: string;
+            /** Format: uuid */
             id: string;
             /** @enum {string} */
             status: "planned" | "in_progress" | "done";
@@ -4091,9 +4111,11 @@ export interface components {
             country: string | null;
             created_at: string;
             description: string | null;
+            /** Format: uuid */
             id: string;
             logo: string | null;
             name: string;
+            /** Format: uuid */
             parent_id: string | null;
             slug: string;
             verified: boolean;
@@ -4103,6 +4125,7 @@ export interface components {
             bytes: number;
             content_type: string;
             created_at: string;
+            /** Format: uuid */
             id: string;
             is_public: boolean;
             name: string;
@@ -4115,6 +4138,7 @@ export interface components {
             role: "org_viewer" | "org_admin" | "org_owner";
             user: {
                 avatar: string | null;
+                /** Format: uuid */
                 id: string;
                 name: string | null;
                 profile_slug: string | null;
@@ -4133,6 +4157,7 @@ export interface components {
             /** @description YYYY-MM-DD */
             arrival_date: string | null;
             currency: string;
+            /** Format: uuid */
             id: string;
             /** @enum {string} */
             status: "pending" | "in_transit" | "paid" | "failed";
@@ -4142,6 +4167,7 @@ export interface components {
             created_at: string;
             details_submitted: boolean;
             id: string;
+            /** Format: uuid */
             owner_id: string;
             /** @enum {string} */
             owner_type: "user" | "organization";
@@ -4165,7 +4191,9 @@ export interface components {
             body: string;
             created_at: string;
             edited_at: string | null;
+            /** Format: uuid */
             fundraiser_id: string;
+            /** Format: uuid */
             id: string;
             /**
              * @description the language the update was written in (detected)
@@ -4331,6 +4359,7 @@ export interface operations {
                             earned_at: string;
                             /** @description the campaign it was earned on, while a guest may read it */
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -4348,6 +4377,7 @@ export interface operations {
                             url: string;
                             user: {
                                 avatar: string | null;
+                                /** Format: uuid */
                                 id: string;
                                 name: string;
                                 profile_slug: string | null;
@@ -4385,6 +4415,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4477,8 +4516,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4514,6 +4571,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uuid */
                     fundraiser_id: string;
                     media_ids?: string[];
                     urls?: string[];
@@ -4638,8 +4696,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4771,8 +4847,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4928,8 +5022,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5017,8 +5129,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5186,10 +5316,12 @@ export interface operations {
                             end_date: string | null;
                             goal_amount_cents: number;
                             goal_reached_at: string | null;
+                            /** Format: uuid */
                             id: string;
                             images: string[] | null;
                             is_project: boolean;
                             location: string | null;
+                            /** Format: uuid */
                             org_id: string | null;
                             /** @description slug read only: what the campaign achieved, as its holder reported it (PUT /fundraisers/{id}/outcome-report); null until then */
                             outcome_report?: {
@@ -5197,6 +5329,7 @@ export interface operations {
                                 images: string[];
                                 updated_at: string;
                             } | null;
+                            /** Format: uuid */
                             owner_user_id: string;
                             /** @description slug read only */
                             percentage_funded?: number;
@@ -5276,8 +5409,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5338,6 +5489,7 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** Format: uuid */
                             id: string;
                             /** @enum {string} */
                             status: "received";
@@ -5399,6 +5551,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAmbassadors: {
@@ -5450,6 +5611,7 @@ export interface operations {
                         data: {
                             avatar: string | null;
                             bio: string | null;
+                            /** Format: uuid */
                             id: string;
                             name: string | null;
                             slug: string | null;
@@ -5482,6 +5644,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5543,6 +5714,7 @@ export interface operations {
                             driven_cents: number;
                             /** @description their paid gifts, net of refunds */
                             given_cents: number;
+                            /** Format: uuid */
                             id: string;
                             /** @description raised + given + driven */
                             impact_cents: number;
@@ -5576,6 +5748,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5645,8 +5826,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5770,8 +5969,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5846,8 +6063,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5913,6 +6148,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCardsByCodeShareByAsset: {
@@ -5969,6 +6213,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6048,6 +6301,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteCommentsById: {
@@ -6074,6 +6336,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** Format: uuid */
                         id: string;
                         message: string;
                     };
@@ -6115,8 +6378,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6209,6 +6490,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteCommentsByIdLike: {
@@ -6287,6 +6577,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6412,8 +6711,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6489,6 +6806,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6615,6 +6941,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -6626,6 +6961,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6721,8 +7065,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6795,8 +7157,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6888,6 +7268,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -6899,6 +7288,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6990,8 +7388,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7104,6 +7520,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -7115,6 +7540,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7192,8 +7626,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7271,8 +7723,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7356,6 +7826,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7501,6 +7980,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDocs: {
@@ -7521,8 +8009,26 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7550,8 +8056,26 @@ export interface operations {
                     "application/javascript": string;
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7596,6 +8120,7 @@ export interface operations {
                      */
                     donor_email?: string | null;
                     donor_name?: string | null;
+                    /** Format: uuid */
                     fundraiser_id: string;
                     /** @description Plain text (markup is removed), at most 500 characters */
                     message?: string | null;
@@ -7626,6 +8151,7 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
+                            /** Format: uuid */
                             donation_id: string;
                             /** @enum {string} */
                             status: "pending";
@@ -7670,6 +8196,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -7690,6 +8225,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7767,6 +8311,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDonationsReceiptByReceiptId: {
@@ -7809,10 +8362,12 @@ export interface operations {
                         data: {
                             amount_cents: number;
                             currency: string;
+                            /** Format: uuid */
                             donation_id: string;
                             /** @description null for anonymous gifts */
                             donor_name: string | null;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -7846,6 +8401,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7911,17 +8475,21 @@ export interface operations {
                         data: {
                             author: {
                                 avatar: string | null;
+                                /** Format: uuid */
                                 id: string;
                                 name: string | null;
                                 profile_slug: string | null;
                             };
                             body: string;
                             created_at: string;
+                            /** Format: uuid */
                             fundraiser_id: string;
                             gif_id: string | null;
+                            /** Format: uuid */
                             id: string;
                             like_count: number;
                             liked_by_me: boolean;
+                            /** Format: uuid */
                             parent_id: string | null;
                         };
                     };
@@ -7974,6 +8542,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8084,6 +8661,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDonationsRecent: {
@@ -8117,10 +8703,12 @@ export interface operations {
                             currency: string;
                             donor_name: string | null;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
                             };
+                            /** Format: uuid */
                             id: string;
                             message: string | null;
                         }[];
@@ -8147,6 +8735,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8245,6 +8842,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFeatures: {
@@ -8287,6 +8893,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -8296,8 +8911,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8429,6 +9062,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postFundraisers: {
@@ -8470,7 +9112,10 @@ export interface operations {
                     images?: (string)[] | null;
                     is_project?: boolean;
                     location?: string | null;
-                    /** @description Runs the campaign for this organization (its holder for payouts, follows and feeds); needs org.update_settings there (unknown 404 `Organization not found`, else 403 `Requires permission: org.update_settings`) */
+                    /**
+                     * Format: uuid
+                     * @description Runs the campaign for this organization (its holder for payouts, follows and feeds); needs org.update_settings there (unknown 404 `Organization not found`, else 403 `Requires permission: org.update_settings`)
+                     */
                     organization_id?: string;
                     /**
                      * @description draft: saved, gate skipped. omitted: through the gate, a pass saves a draft, a flag sends to review (pending), a block is 403. active: publish through the gate. pending: send to staff review through the gate.
@@ -8603,8 +9248,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8709,6 +9372,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteFundraisersById: {
@@ -8735,6 +9407,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** Format: uuid */
                         id: string;
                         message: string;
                     };
@@ -8767,8 +9440,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8942,8 +9633,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9066,6 +9775,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postFundraisersByIdComments: {
@@ -9094,7 +9812,10 @@ export interface operations {
                      */
                     body?: string;
                     gif_id?: string | null;
-                    /** @description Reply to this comment; replies to a reply join the top-level thread */
+                    /**
+                     * Format: uuid
+                     * @description Reply to this comment; replies to a reply join the top-level thread
+                     */
                     parent_id?: string | null;
                 };
             };
@@ -9130,17 +9851,21 @@ export interface operations {
                         data: {
                             author: {
                                 avatar: string | null;
+                                /** Format: uuid */
                                 id: string;
                                 name: string | null;
                                 profile_slug: string | null;
                             };
                             body: string;
                             created_at: string;
+                            /** Format: uuid */
                             fundraiser_id: string;
                             gif_id: string | null;
+                            /** Format: uuid */
                             id: string;
                             like_count: number;
                             liked_by_me: boolean;
+                            /** Format: uuid */
                             parent_id: string | null;
                         };
                     };
@@ -9220,6 +9945,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9353,6 +10087,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteFundraisersByIdEndorse: {
@@ -9411,6 +10154,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9542,6 +10294,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9689,6 +10450,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundraisersByIdMilestones: {
@@ -9774,6 +10544,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9879,6 +10658,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10090,6 +10878,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundraisersByIdShareImpact: {
@@ -10156,6 +10953,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postFundraisersByIdShares: {
@@ -10203,6 +11009,7 @@ export interface operations {
                         data: {
                             /** @enum {string} */
                             channel: "facebook" | "x" | "whatsapp" | "telegram" | "email" | "sms" | "linkedin" | "copy_link" | "qr" | "other";
+                            /** Format: uuid */
                             fundraiser_id: string;
                             shares_count: number;
                         };
@@ -10254,8 +11061,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10335,6 +11160,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundraisersCities: {
@@ -10362,6 +11196,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -10373,6 +11216,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10489,6 +11341,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundraisersSlugBySlugOgPng: {
@@ -10543,6 +11404,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10611,6 +11481,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundraisersSlugBySlugShareKitZip: {
@@ -10672,6 +11551,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundraisersSlugBySlugStoryPng: {
@@ -10726,6 +11614,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10822,6 +11719,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getGifsTrending: {
@@ -10909,6 +11815,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getHomeActivity: {
@@ -10971,6 +11886,7 @@ export interface operations {
                             /** @description null for anonymous gifts and donors with a private profile */
                             donor_name: string | null;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -10981,6 +11897,7 @@ export interface operations {
                             /** @description ISO 8601 date-time */
                             at: string;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -10993,6 +11910,7 @@ export interface operations {
                             /** @description visits through shared links in the last hour */
                             count: number;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -11005,6 +11923,7 @@ export interface operations {
                             /** @description visitors with the page open in the last two minutes */
                             count: number;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -11026,6 +11945,7 @@ export interface operations {
                             /** @description ISO 8601 date-time */
                             at: string;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
@@ -11056,6 +11976,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11171,6 +12100,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postIdpChangePassword: {
@@ -11265,6 +12203,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postIdpConfirm: {
@@ -11335,6 +12282,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11417,6 +12373,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postIdpLogout: {
@@ -11444,8 +12409,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11498,6 +12490,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -11505,6 +12506,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
                 };
             };
             /** @description Server error */
@@ -11518,6 +12528,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11540,9 +12559,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Redirect: the browser goes on to `Location` */
             302: {
                 headers: {
+                    /** @description Where the browser goes next */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11556,6 +12577,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -11567,6 +12597,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11590,9 +12629,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Redirect: the browser goes on to `Location` */
             302: {
                 headers: {
+                    /** @description Where the browser goes next */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11606,8 +12647,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11644,6 +12703,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -11662,6 +12730,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -11673,6 +12750,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11775,6 +12861,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postIdpResetPassword: {
@@ -11847,6 +12942,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11952,6 +13056,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12070,6 +13183,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getIdpVerifyEmail: {
@@ -12081,13 +13203,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Redirect: the browser goes on to `Location` */
             302: {
                 headers: {
+                    /** @description Where the browser goes next */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limited */
@@ -12101,6 +13234,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12218,8 +13360,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12288,6 +13448,7 @@ export interface operations {
                                     x: number;
                                     y: number;
                                 };
+                                /** Format: uuid */
                                 id: string;
                                 url: string;
                             }[];
@@ -12323,8 +13484,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12462,6 +13641,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLeaderboard: {
@@ -12592,6 +13780,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getLocationsZipByZip: {
@@ -12665,6 +13862,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12780,8 +13986,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12849,8 +14073,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12928,8 +14170,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12980,6 +14240,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -12989,8 +14258,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13098,8 +14385,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13148,8 +14453,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13192,6 +14515,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -13201,8 +14533,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13305,8 +14655,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13349,6 +14717,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -13367,8 +14744,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13425,8 +14820,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13469,6 +14882,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -13487,8 +14909,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13531,6 +14971,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -13549,8 +14998,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13587,6 +15054,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -13596,8 +15072,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13662,8 +15156,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13694,6 +15206,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uuid */
                     organization_id: string;
                 };
             };
@@ -13780,8 +15293,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13865,8 +15396,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13946,8 +15495,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14066,8 +15633,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14126,8 +15711,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14183,10 +15786,12 @@ export interface operations {
                             /** @description null for anonymous gifts */
                             donor_name: string | null;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
                             };
+                            /** Format: uuid */
                             id: string;
                             message: string | null;
                             paid_at: string | null;
@@ -14230,8 +15835,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14286,8 +15909,11 @@ export interface operations {
                             donor_count: number;
                             end_date: string | null;
                             goal_amount_cents: number;
+                            /** Format: uuid */
                             id: string;
+                            /** Format: uuid */
                             org_id: string;
+                            /** Format: uuid */
                             owner_user_id: string;
                             slug: string;
                             /** @enum {string} */
@@ -14331,8 +15957,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14433,8 +16077,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14470,6 +16132,7 @@ export interface operations {
                     email?: string;
                     /** @enum {string} */
                     role: "org_viewer" | "org_admin" | "org_owner";
+                    /** Format: uuid */
                     user_id?: string;
                 };
             };
@@ -14572,6 +16235,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteOrgAdminBySlugMembersByUserId: {
@@ -14630,8 +16302,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14736,8 +16426,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14835,8 +16543,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14937,8 +16663,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14992,6 +16736,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             avatar: string | null;
+                            /** Format: uuid */
                             id: string;
                             name: string | null;
                             profile_slug: string | null;
@@ -15039,6 +16784,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15130,6 +16884,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postOrganizations: {
@@ -15156,7 +16919,10 @@ export interface operations {
                     description?: string | null;
                     logo?: string | null;
                     name: string;
-                    /** @description Makes the new organization a child of one where you hold org.manage_children */
+                    /**
+                     * Format: uuid
+                     * @description Makes the new organization a child of one where you hold org.manage_children
+                     */
                     parent_id?: string | null;
                     /** @description Derived from the name when omitted (a suffix keeps it unique); a taken slug answers 409 SLUG_TAKEN */
                     slug?: string;
@@ -15273,6 +17039,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrganizationsByIdOrSlug: {
@@ -15349,6 +17124,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrganizationsByIdOrSlugDocumentsByDocumentId: {
@@ -15401,6 +17185,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15491,6 +17284,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15589,6 +17391,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getOrganizationsByIdOrSlugStats: {
@@ -15650,6 +17461,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15728,10 +17548,12 @@ export interface operations {
                             created_at: string;
                             edited_at: string | null;
                             fundraiser: {
+                                /** Format: uuid */
                                 id: string;
                                 slug: string;
                                 title: string;
                             };
+                            /** Format: uuid */
                             id: string;
                             language: string;
                             like_count: number;
@@ -15783,6 +17605,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postPaymentsCreateIntent: {
@@ -15818,6 +17649,7 @@ export interface operations {
                      */
                     donor_email?: string | null;
                     donor_name?: string | null;
+                    /** Format: uuid */
                     fundraiser_id: string;
                     /** @description Plain text (markup is removed), at most 500 characters */
                     message?: string | null;
@@ -15853,6 +17685,7 @@ export interface operations {
                             amount_cents: number;
                             client_secret: string;
                             currency: string;
+                            /** Format: uuid */
                             donation_id: string;
                             payment_intent_id: string;
                             /** @enum {string} */
@@ -15898,6 +17731,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -15918,6 +17760,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15993,8 +17844,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16043,6 +17912,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -16063,6 +17941,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16103,11 +17990,21 @@ export interface operations {
                         data: {
                             /** @description YYYY-MM-DD */
                             available_on: string | null;
+                            /** Format: uuid */
                             fundraiser_id: string;
                             pending_cents: number;
                             title: string;
                         }[];
                     };
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -16130,6 +18027,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16260,6 +18166,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPlatformNumbers: {
@@ -16297,6 +18212,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -16308,6 +18232,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16358,6 +18291,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             avatar: string | null;
+                            /** Format: uuid */
                             id: string;
                             name: string | null;
                             slug: string;
@@ -16386,6 +18320,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16518,6 +18461,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPlatformTipsById: {
@@ -16574,6 +18526,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16684,6 +18645,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postPresenceFundraisersById: {
@@ -16764,6 +18734,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProcessorAccounts: {
@@ -16812,6 +18791,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -16832,6 +18820,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16952,6 +18949,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postProcessorConnectOnboarding: {
@@ -16968,6 +18974,7 @@ export interface operations {
             content: {
                 /** @example {} */
                 "application/json": {
+                    /** Format: uuid */
                     organization_id?: string;
                 };
             };
@@ -17076,6 +19083,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProcessorConnectStatus: {
@@ -17159,6 +19175,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfilesByIdOrSlug: {
@@ -17229,6 +19254,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17314,6 +19348,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17460,6 +19503,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProfilesByIdOrSlugShareImagePng: {
@@ -17514,6 +19566,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17583,6 +19644,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17693,6 +19763,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByFundraiserIdMilestones: {
@@ -17773,6 +19852,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17897,8 +19985,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17954,8 +20060,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18058,8 +20182,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18150,6 +20292,7 @@ export interface operations {
                             language: "en" | "ru" | "uk" | "es";
                             title: string | null;
                             translations: components["schemas"]["UpdateTranslation"][];
+                            /** Format: uuid */
                             update_id: string;
                         }[];
                     };
@@ -18182,8 +20325,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18233,8 +20394,11 @@ export interface operations {
                         arrival_date: string | null;
                         created_at: string;
                         currency: string;
+                        /** Format: uuid */
                         fundraiser_id: string;
+                        /** Format: uuid */
                         id: string;
+                        /** Format: uuid */
                         payout_id: string;
                         status: string;
                         /** @enum {string} */
@@ -18262,6 +20426,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18386,8 +20559,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18443,8 +20634,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18549,8 +20758,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18635,6 +20862,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteProjectsByFundraiserIdUpdatesByUpdateIdLike: {
@@ -18712,6 +20948,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getProjectsByFundraiserIdUpdatesByUpdateIdTranslations: {
@@ -18746,6 +20991,7 @@ export interface operations {
                             /** @enum {string} */
                             language: "en" | "ru" | "uk" | "es";
                             translations: components["schemas"]["UpdateTranslation"][];
+                            /** Format: uuid */
                             update_id: string;
                         };
                     };
@@ -18778,8 +21024,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18875,8 +21139,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18973,6 +21255,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -18984,6 +21275,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19011,6 +21311,7 @@ export interface operations {
                      * @enum {string|null}
                      */
                     channel?: "facebook" | "x" | "whatsapp" | "telegram" | "email" | "sms" | "linkedin" | "copy_link" | "qr" | "other" | null;
+                    /** Format: uuid */
                     fundraiser_id: string;
                     /** @description The referrer's profile slug, or a share code */
                     ref: string;
@@ -19088,6 +21389,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postReports: {
@@ -19113,6 +21423,7 @@ export interface operations {
                 "application/json": {
                     details?: string | null;
                     reason: string;
+                    /** Format: uuid */
                     target_id: string;
                     /** @enum {string} */
                     target_type: "fundraiser" | "comment" | "update" | "user";
@@ -19197,8 +21508,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19256,6 +21585,7 @@ export interface operations {
                                 name: string;
                             }[];
                             orgs: {
+                                /** Format: uuid */
                                 id: string;
                                 logo: string | null;
                                 name: string;
@@ -19264,6 +21594,7 @@ export interface operations {
                             }[];
                             users: {
                                 avatar: string | null;
+                                /** Format: uuid */
                                 id: string;
                                 name: string | null;
                                 slug: string | null;
@@ -19310,6 +21641,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getStats: {
@@ -19345,6 +21685,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited */
             429: {
                 headers: {
@@ -19356,6 +21705,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19430,8 +21788,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19460,6 +21836,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** Format: uuid */
                     following_id: string;
                     /** @enum {string} */
                     following_type: "user" | "organization";
@@ -19542,8 +21919,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19590,8 +21985,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19650,8 +22063,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19764,6 +22204,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getUnsubscribePreview: {
@@ -19822,6 +22271,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19918,6 +22376,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20030,6 +22497,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getUsersByIdAchievements: {
@@ -20113,6 +22589,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putUsersByIdBlock: {
@@ -20160,8 +22645,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20207,8 +22710,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20297,8 +22818,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20419,8 +22958,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20503,8 +23060,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20609,6 +23184,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postUsersMePrivateContactResend: {
@@ -20653,7 +23237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failure or bad input */
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20700,6 +23284,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20799,8 +23392,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20863,6 +23474,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -20872,8 +23492,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20954,8 +23592,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20991,7 +23647,10 @@ export interface operations {
                     events: [
                         "*"
                     ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
-                    /** @description An organization where the caller holds org.update_settings: the endpoint then receives its events */
+                    /**
+                     * Format: uuid
+                     * @description An organization where the caller holds org.update_settings: the endpoint then receives its events
+                     */
                     organization_id?: string | null;
                     /**
                      * Format: uri
@@ -21074,8 +23733,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21140,8 +23817,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21187,8 +23882,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21284,8 +23997,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21366,8 +24097,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21446,8 +24195,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21527,8 +24294,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21606,8 +24391,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21679,6 +24482,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getHealthz: {
@@ -21707,8 +24519,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21825,6 +24655,15 @@ export interface operations {
                     } | Record<string, never>;
                 };
             };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body of a media type the operation does not take */
             415: {
                 headers: {
@@ -21845,6 +24684,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21890,8 +24738,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21956,8 +24831,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22025,6 +24927,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getReadyz: {
@@ -22053,6 +24964,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error */
             500: {
                 headers: {
@@ -22064,6 +24984,15 @@ export interface operations {
             };
             /** @description Dependency unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22129,6 +25058,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postSandboxCheckoutByIdCancel: {
@@ -22148,9 +25086,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Redirect: the browser goes on to `Location` */
             303: {
                 headers: {
+                    /** @description Where the browser goes next */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -22202,6 +25142,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22228,9 +25177,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Redirect: the browser goes on to `Location` */
             303: {
                 headers: {
+                    /** @description Where the browser goes next */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -22282,6 +25233,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22349,6 +25309,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postSandboxConnectByIdComplete: {
@@ -22370,9 +25339,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Redirect: the browser goes on to `Location` */
             303: {
                 headers: {
+                    /** @description Where the browser goes next */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -22415,6 +25386,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22518,6 +25498,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22629,6 +25618,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postSandboxSetupIntentsByIdConfirm: {
@@ -22725,6 +25723,15 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -30,7 +30,7 @@ export function pageCsp(redirectTargets: string[]): string {
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
 .badge{display:inline-block;background:#fde68a;border-radius:4px;padding:0 .4rem;font-size:.8rem}
 table{width:100%;border-collapse:collapse;margin:1rem 0}td{padding:.3rem 0;border-bottom:1px solid #eee}
-td.n{text-align:right}form{display:inline}button{font-size:1rem;padding:.5rem 1.2rem;margin:.5rem .5rem 0 0;cursor:pointer}
+td.n{text-align:right;white-space:nowrap}form{display:inline}button{font-size:1rem;padding:.5rem 1.2rem;margin:.5rem .5rem 0 0;cursor:pointer}
 .pay{background:#1d4ed8;color:#fff;border:0;border-radius:4px}.muted{color:#666;font-size:.9rem}`;
 
 function layout(title: string, body: string): string {

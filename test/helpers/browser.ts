@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+
+/**
+ * The machine's Chromium driven by playwright-core (no bundled browser download). Browser
+ * tests are chosen at load time: where there is no Chromium they are skipped with a message.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+
+export function describeWithBrowser(file: string): typeof describe {
+  if (!HAS_CHROMIUM) console.warn(`${file} skipped: no Chromium at ${CHROMIUM}`);
+  return HAS_CHROMIUM ? describe : describe.skip;
+}
+
+export const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+export const DESKTOP: BrowserContextOptions = { viewport: { width: 1280, height: 900 } };
+
+/** Headless Chromium with no network of its own; `hosts` are resolved to 127.0.0.1. */
+export function launchChromium(hosts: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+      ...(hosts.length ? [`--host-resolver-rules=${hosts.map((h) => `MAP ${h} 127.0.0.1`).join(', ')}`] : []),
+    ],
+  });
+}
+
+/**
+ * Records what a user would see go wrong on `page`: console errors, page errors, failed
+ * requests, 4xx/5xx answers, and any request to an origin outside `origins` (refused: the page
+ * must work from the service alone).
+ */
+export async function watchProblems(page: Page, origins: string[]): Promise<string[]> {
+  const problems: string[] = [];
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || origins.includes(url.origin)) return route.continue();
+    problems.push(`outside request: ${url.href}`);
+    return route.abort();
+  });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (req) => problems.push(`failed: ${req.url()} ${req.failure()?.errorText ?? ''}`));
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`${res.status()}: ${res.url()}`);
+  });
+  return problems;
+}
+
+/** How wide the page is laid out against the viewport (a string: this project's TypeScript has no DOM types). */
+export const widthsOf = (page: Page) =>
+  page.evaluate<{ doc: number; body: number; viewport: number }>(
+    '({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, viewport: window.innerWidth })',
+  );
