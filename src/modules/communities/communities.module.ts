@@ -2,6 +2,8 @@ import { defineModule } from '../define-module';
 import routes from './communities.routes';
 import { communityLedgerCheck } from './communities.check';
 import { communitySubscribers } from './communities.events';
+// Registers how a confirmed fund withdrawal is recorded (payouts runs the confirm, in any process).
+import './communities.fund';
 import { communityWebhooks } from './communities.webhooks';
 
 declare module '../notifications/notification-types' {
