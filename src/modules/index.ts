@@ -64,20 +64,21 @@ import webhooks from './webhooks/webhooks.module';
 /**
  * Every module, once: the one place a module is added. Each declares itself in its
  * `<name>/<name>.module.ts` (routes, subscribers, jobs, webhook handlers, ledger checks, limiters,
- * notification types); everything below is derived from this list. The order is the order routes
- * are documented in (mounting order does not matter: route-table.ts sorts by specificity),
- * subscribers queued and ledger checks reported. A module whose route table needs a read of a
- * module that depends on its own gets it here (fundraisers, notifications), so no module imports
- * one that imports it back (test/unit/import-cycles.test.ts checks folders).
+ * notification types); everything below is derived from this list. Mounting does not depend on
+ * the order (route-table.ts sorts routes by specificity); it decides the order of paths within an
+ * OpenAPI tag, of the subscriber jobs one event queues, and of check-ledger's report (the ledger's
+ * own checks first). A module whose route table needs a read of a module that depends on its own
+ * gets it here (fundraisers, notifications), so no module imports one that imports it back
+ * (test/unit/import-cycles.test.ts checks folders).
  */
 const MODULES = [
   health, docs, features, platform, idp, localIdp, verification, me, apiKeys, auth, discovery, oauth,
   fundraisers({ giftsByChannel, giftImpact }),
-  comments, adminReview, webhooks,
+  adminReview, webhooks,
   notifications((ctx, userId) => campaignUpdatesFeed.unreadCount(ctx, userId)),
   ledger, donations, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
   ambassadors, team, trust, readiness, organizations, follows, feed, blocks, reports, preferences, updates,
-  milestones, communities, media, shareImages, aiCovers, gifs, dmca, achievements, webhookEndpoints, audit,
+  milestones, communities, media, achievements, shareImages, aiCovers, gifs, dmca, comments, webhookEndpoints, audit,
   sandbox,
 ] as const;
 
