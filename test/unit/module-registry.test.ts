@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LimiterRef } from '../../src/http/define-routes';
-import { SHARED_LIMITERS, type Limiter } from '../../src/http/rate-limits';
+import type { AppContext } from '../../src/context';
+import { buildRouteHandlers, route, type LimiterRef } from '../../src/http/define-routes';
+import { defineLimiter, fixed, SHARED_LIMITERS, type Limiter, type Limiters } from '../../src/http/rate-limits';
 import { LOCALES } from '../../src/integrations/mail';
 import { appModules, collected, ledgerChecks, limiters, subscribers } from '../../src/modules';
 import type { AppModule } from '../../src/modules/define-module';
@@ -65,6 +66,14 @@ describe('module declarations (src/modules/<name>/<name>.module.ts, collected by
       }
     }
     expect(strays).toEqual([]);
+  });
+
+  it('when a route names a limiter no module lists, then mounting it throws (the app does not start)', () => {
+    const stray = defineLimiter('stray', { windowMs: 60_000, limit: fixed(1), key: 'ip', message: 'x' });
+    const r = route({ method: 'get', path: '/x', auth: 'none', limiters: [stray], handler: () => ({}) });
+    const built = { global: () => undefined, public: () => undefined } as unknown as Limiters;
+    expect(() => buildRouteHandlers(r, {} as AppContext, built)).toThrow('limiter stray is used by a route but listed by no module');
+    expect(() => buildRouteHandlers({ ...r, limiters: ['public'] }, {} as AppContext, built)).not.toThrow();
   });
 
   it('when limiters are collected, then no two share a name (a name is a store prefix)', () => {
