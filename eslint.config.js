@@ -1,6 +1,9 @@
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
+const MODULE_FILE = { regex: '^\\.\\.?/(.*/)?[^/]+\\.module(\\.ts)?$', message: 'Only src/modules/index.ts imports a module file (<name>.module.ts): use the module through its index.ts.' };
+const MODULE_INTERNALS = { regex: '^(\\.\\./)*(\\./)?modules/[^/]+/', message: "Import a module through its index ('modules/<module>'), not its internals." };
+
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -15,6 +18,8 @@ module.exports = tseslint.config(
   },
   // Module boundaries (architecture guide): another module is reached only through its index.ts,
   // so a module can reorganise its repo, service and serializers without breaking its callers.
+  // A module's declaration (`<name>.module.ts`) is read by the collector src/modules/index.ts
+  // alone, so everything a module adds to the app is derived from that one list.
   {
     // Files inside a module's folder; the registries beside the modules (index.ts, integrity.ts) are not in one.
     files: ['src/modules/*/**/*.ts'],
@@ -26,6 +31,7 @@ module.exports = tseslint.config(
           { regex: '^\\.\\./[^./][^/]*/(?!index$)', message: "Import another module through its index ('../<module>'), not its internals." },
           { regex: '^(\\.\\./)+modules/', message: "Import another module as '../<module>'." },
           { regex: '^(\\.\\./)+integrations/payments/', message: "Use the payment port through '../../integrations/payments' (typed events, no adapter internals)." },
+          MODULE_FILE,
         ],
       }],
     },
@@ -37,10 +43,16 @@ module.exports = tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { regex: '^(\\.\\./)*(\\./)?modules/[^/]+/', message: "Import a module through its index ('modules/<module>'), not its internals." },
+          MODULE_INTERNALS,
+          MODULE_FILE,
         ],
       }],
     },
+  },
+  // The collector: the one file that imports every module file.
+  {
+    files: ['src/modules/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [MODULE_INTERNALS] }] },
   },
   // Integrations are adapters to the outside world: they never depend on the HTTP layer, the job
   // runner or the domain modules (infra/ is shared by everyone).

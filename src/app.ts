@@ -14,7 +14,7 @@ import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
 import { httpMetrics, metricsEndpoint, observeDatabase, observeRedis } from './infra/metrics';
 import { SWAGGER_UI_DIR } from './modules/docs';
-import { modulesFor } from './modules';
+import { limiters as declaredLimiters, modulesFor } from './modules';
 
 export interface BuiltApp {
   app: Express;
@@ -201,7 +201,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
 
   // Routes declare skipGlobalLimiter; the skip list is built from the tables this app mounts.
   const skipsGlobal = globalSkipper(modules);
-  const limiters = createLimiters(config, ctx.redis, ctx.credentials, skipsGlobal);
+  const limiters = createLimiters(config, ctx.redis, ctx.credentials, skipsGlobal, declaredLimiters);
 
   const api = express.Router();
   // The global limiter's own skip runs after its async setup; the same test up front saves it

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KNOWN_FLAGS, setFlag } from '../http/flags';
-import { checkLedger } from '../modules/integrity';
 import { refreshLeaderboard } from '../modules/leaderboard';
 import { CliError, oneOf, quiet, UsageError, withHeartbeat, type Command } from './command';
 import { identityCommands } from './identity-commands';
@@ -36,6 +35,9 @@ export const commands: Record<string, Command> = {
     summary: 'recompute every money counter from the ledger and the donations; exit 1 listing each difference',
     async run(db, _args, _config, progress = quiet) {
       progress('check-ledger: recomputing counters from the ledger and the donations');
+      // Loaded here, not at the top: the checks come from every module's declaration (so every
+      // route table loads), which no other command needs; each command is its own process.
+      const { checkLedger } = require('../modules/integrity') as typeof import('../modules/integrity');
       const problems = await withHeartbeat(progress, 'check-ledger', () => checkLedger(db));
       if (problems.length > 0) throw new CliError(`ledger has ${problems.length} difference(s):\n${problems.join('\n')}`);
       const { rows } = await db.raw('select (select count(distinct group_id) from ledger_entries) as groups, (select count(*) from fundraisers) as campaigns');

@@ -8,7 +8,7 @@ import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
 import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
 import { captureExample, recordingExamples } from './openapi-examples';
-import type { LimiterName, Limiters } from './rate-limits';
+import type { Limiter, Limiters, SharedLimiterName } from './rate-limits';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -26,8 +26,11 @@ export interface HandlerArgs<P, Q, B, A extends AuthRule = AuthRule> {
   body: B;
 }
 
-/** A limiter by name, or applied only when `when` says so (e.g. the GIF bucket for comments with a gif). */
-export type LimiterRef = LimiterName | { name: LimiterName; when: (req: Request) => boolean };
+/** A shared limiter by name or a module's own limiter object (rate-limits.ts defineLimiter). */
+export type LimiterUse = SharedLimiterName | Limiter;
+
+/** A limiter, or one applied only when `when` says so (e.g. the GIF bucket for comments with a gif). */
+export type LimiterRef = LimiterUse | { name: LimiterUse; when: (req: Request) => boolean };
 
 /**
  * An authorization rule beyond the auth rule, declared next to the route (ownership, an
@@ -131,9 +134,17 @@ function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'body' 
   return r.data;
 }
 
+/** The middleware of a limiter; a limiter no module lists in its `limiters` stops the app at start. */
+function limiterOf(use: LimiterUse, limiters: Limiters): RequestHandler {
+  const name = typeof use === 'string' ? use : use.name;
+  const mw = limiters[name];
+  if (!mw) throw new Error(`limiter ${name} is used by a route but listed by no module (its module file's \`limiters\`)`);
+  return mw;
+}
+
 function limiterMiddleware(ref: LimiterRef, limiters: Limiters): RequestHandler {
-  if (typeof ref === 'string') return limiters[ref];
-  const mw = limiters[ref.name];
+  if (typeof ref === 'string' || 'spec' in ref) return limiterOf(ref, limiters);
+  const mw = limiterOf(ref.name, limiters);
   return (req, res, next) => (ref.when(req) ? mw(req, res, next) : next());
 }
 

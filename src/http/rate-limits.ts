@@ -11,15 +11,16 @@ import { ResilientStore } from './resilient-store';
 import { actorOrNull, type CredentialResolver } from './credentials';
 import { withRequestId } from './errors';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
 
-const GENERIC = 'Too many requests, please try again later.';
+/** The 429 message of the limiters the spec gives no wording of their own. */
+export const GENERIC = 'Too many requests, please try again later.';
 
 type KeyKind = 'ip' | 'user' | 'ip+user' | 'ip+campaign' | 'account' | 'caller';
 
-interface LimiterSpec {
+export interface LimiterSpec {
   windowMs: number;
   limit: (config: Config) => number;
   key: KeyKind;
@@ -28,66 +29,49 @@ interface LimiterSpec {
   successesOnly?: boolean;
 }
 
-const fixed = (n: number) => () => n;
+/**
+ * A named limiter: one bucket set (store prefix `rl:<name>:`) shared by every route that names
+ * it. A module's own limiter is declared in its routes file and listed in its module file's
+ * `limiters`; routes name it by the object, so a typo cannot compile.
+ */
+export interface Limiter {
+  readonly name: string;
+  readonly spec: LimiterSpec;
+}
 
-/** Every limiter of the spec's "Rate limits" table: window, cap, key and 429 message. */
-export const LIMITERS = {
-  global: { windowMs: MINUTE, limit: fixed(100), key: 'ip', message: GENERIC },
-  public: { windowMs: MINUTE, limit: fixed(300), key: 'ip', message: GENERIC },
-  auth: { windowMs: MINUTE, limit: fixed(10), key: 'ip', message: 'Too many authentication attempts, please try again later.' },
-  verificationResend: {
+export function defineLimiter(name: string, spec: LimiterSpec): Limiter {
+  return { name, spec };
+}
+
+export const fixed = (n: number) => () => n;
+
+/**
+ * The limiters of the spec's "Rate limits" table that several modules use (routes name them by
+ * string); each module's own limiters live in the module (src/modules/index.ts collects them).
+ */
+export const SHARED_LIMITERS = {
+  global: defineLimiter('global', { windowMs: MINUTE, limit: fixed(100), key: 'ip', message: GENERIC }),
+  public: defineLimiter('public', { windowMs: MINUTE, limit: fixed(300), key: 'ip', message: GENERIC }),
+  auth: defineLimiter('auth', { windowMs: MINUTE, limit: fixed(10), key: 'ip', message: 'Too many authentication attempts, please try again later.' }),
+  verificationResend: defineLimiter('verificationResend', {
     windowMs: MINUTE,
     limit: fixed(5),
     key: 'user',
     message: 'You have requested several verification emails in a row. Please wait a minute and try again.',
-  },
-  strict: { windowMs: MINUTE, limit: fixed(5), key: 'ip', message: 'Rate limit exceeded for sensitive operation.' },
-  authenticated: {
+  }),
+  strict: defineLimiter('strict', { windowMs: MINUTE, limit: fixed(5), key: 'ip', message: 'Rate limit exceeded for sensitive operation.' }),
+  authenticated: defineLimiter('authenticated', {
     windowMs: MINUTE,
     limit: fixed(100),
     key: 'ip',
     message: 'Too many requests from this account, please try again later.',
-  },
-  referralClicks: { windowMs: MINUTE, limit: fixed(120), key: 'caller', message: GENERIC },
-  presence: { windowMs: MINUTE, limit: fixed(4), key: 'ip+campaign', message: GENERIC },
-  cardShare: { windowMs: MINUTE, limit: (c) => c.CARD_SHARE_RATE_LIMIT, key: 'ip', message: GENERIC },
-  orgCreation: {
-    windowMs: HOUR,
-    limit: fixed(5),
-    key: 'ip+user',
-    message: 'Too many organization registrations. Please try again later.',
-  },
-  memberLookup: {
-    windowMs: MINUTE,
-    limit: fixed(30),
-    key: 'user',
-    message: 'Too many member lookups. Please wait a minute and try again.',
-  },
-  media: {
-    windowMs: 15 * MINUTE,
-    limit: fixed(30),
-    key: 'ip+user',
-    message: 'Too many media uploads. Please try again in a few minutes.',
-  },
-  aiImageHourly: {
-    windowMs: HOUR,
-    limit: fixed(10),
-    key: 'user',
-    message: 'You have generated several images in a short time. Please try again later.',
-    successesOnly: true,
-  },
-  aiImageDaily: {
-    windowMs: DAY,
-    limit: fixed(30),
-    key: 'user',
-    message: "You have reached today's limit for AI image generation. Please try again tomorrow.",
-    successesOnly: true,
-  },
-  gifs: { windowMs: MINUTE, limit: fixed(60), key: 'user', message: 'Too many GIF requests. Please wait a minute and try again.' },
-  payoutRefresh: { windowMs: MINUTE, limit: fixed(1), key: 'account', message: GENERIC },
-} satisfies Record<string, LimiterSpec>;
+  }),
+  // The GIF reads and comments that carry a GIF share one bucket.
+  gifs: defineLimiter('gifs', { windowMs: MINUTE, limit: fixed(60), key: 'user', message: 'Too many GIF requests. Please wait a minute and try again.' }),
+};
 
-export type LimiterName = Exclude<keyof typeof LIMITERS, 'global'>;
+/** A shared limiter a route may name by string (the global one applies unless a route skips it). */
+export type SharedLimiterName = Exclude<keyof typeof SHARED_LIMITERS, 'global'>;
 
 /** Paths served by the app itself rather than a route table (the OpenAPI document, Swagger UI's assets). */
 const APP_SKIP: Array<{ method: string; path: RegExp }> = [{ method: 'GET', path: /^\/openapi\.json$|^\/docs(\/.*)?$/ }];
@@ -155,7 +139,8 @@ function draft6Headers(res: Response, limit: number, remaining: number, windowMs
   return resetSeconds;
 }
 
-export type Limiters = Record<keyof typeof LIMITERS, RequestHandler>;
+/** One middleware per limiter, by name; `global` is always there. */
+export type Limiters = Record<string, RequestHandler> & { global: RequestHandler };
 
 export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Store | undefined {
   if (!redis) return undefined; // express-rate-limit's in-process MemoryStore
@@ -168,17 +153,26 @@ export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Sto
 }
 
 /**
- * Builds one middleware per named limiter. Each limiter is one bucket set shared by every
- * route that names it. Headers are the draft-6 set; the global limiter only writes them on its
- * own 429, so operations with no named limiter send no RateLimit headers.
+ * Builds one middleware per limiter of `limiters` (the shared ones and every module's, as
+ * src/modules/index.ts collects them). Each limiter is one bucket set shared by every route that
+ * names it. Headers are the draft-6 set; the global limiter only writes them on its own 429, so
+ * operations with no named limiter send no RateLimit headers. `skipGlobal`: which requests the
+ * global limiter lets through uncounted (globalSkipper over the mounted route tables).
  */
-/** `skipGlobal`: which requests the global limiter lets through uncounted (globalSkipper over the mounted route tables). */
-export function createLimiters(config: Config, redis: Redis | null, resolver: CredentialResolver, skipGlobal: GlobalSkip = globalSkipper([])): Limiters {
-  const out = {} as Limiters;
-  for (const [name, spec] of Object.entries(LIMITERS) as Array<[keyof typeof LIMITERS, LimiterSpec]>) {
+export function createLimiters(
+  config: Config,
+  redis: Redis | null,
+  resolver: CredentialResolver,
+  skipGlobal: GlobalSkip = globalSkipper([]),
+  limiters: readonly Limiter[] = Object.values(SHARED_LIMITERS),
+): Limiters {
+  const out: Record<string, RequestHandler> = {};
+  for (const { name, spec } of limiters) {
+    if (out[name]) throw new Error(`two limiters are named ${name}`);
     out[name] = buildLimiter(name, spec, config, redis, keyFor(spec.key, resolver), skipGlobal);
   }
-  return out;
+  if (!out.global) throw new Error('the global limiter is missing');
+  return out as Limiters;
 }
 
 const HANDLER_KEY = Symbol('handler-limiter-key');
@@ -189,26 +183,27 @@ const handlerLimiters = new WeakMap<object, Map<string, RequestHandler>>();
  * counts per processor account, the one the request resolves to (the caller's own when the body
  * names none), so the same account is one bucket however it is named, and an unknown or foreign
  * id (404) never spends a real account's bucket. Same store, headers and 429 body as the
- * table's limiters; one middleware per `owner` (the app context). Answers false when it sent the 429.
+ * other limiters; one middleware per `owner` (the app context) and limiter. Answers false when it sent the 429.
  */
 export function limitByKey(
   owner: { config: Config; redis: Redis | null },
-  name: 'payoutRefresh',
+  limiter: Limiter,
   key: string,
   req: Request,
   res: Response,
 ): Promise<boolean> {
+  const { name, spec } = limiter;
   let mine = handlerLimiters.get(owner);
   if (!mine) handlerLimiters.set(owner, (mine = new Map()));
   let mw = mine.get(name);
   if (!mw) {
-    mw = buildLimiter(name, LIMITERS[name], owner.config, owner.redis, (r) => String((r as Request & { [HANDLER_KEY]?: string })[HANDLER_KEY]));
+    mw = buildLimiter(name, spec, owner.config, owner.redis, (r) => String((r as Request & { [HANDLER_KEY]?: string })[HANDLER_KEY]));
     mine.set(name, mw);
   }
-  (req as Request & { [HANDLER_KEY]?: string })[HANDLER_KEY] = `${LIMITERS[name].key}:${key}`;
-  const limiter = mw;
+  (req as Request & { [HANDLER_KEY]?: string })[HANDLER_KEY] = `${spec.key}:${key}`;
+  const middleware = mw;
   return new Promise((resolve, reject) => {
-    const ran = Promise.resolve(limiter(req, res, (err?: unknown) => (err ? reject(err) : resolve(true))));
+    const ran = Promise.resolve(middleware(req, res, (err?: unknown) => (err ? reject(err) : resolve(true))));
     // Without a call to next, the limiter has answered the 429 itself.
     ran.then(() => res.headersSent && resolve(false), reject);
   });

@@ -1,30 +1,15 @@
 import type { Db } from '../db/knex';
-import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, paidBucketsVsDonations, processorSuccessesVsDonations } from './donations';
-import { ledgerOwnChecks, type LedgerCheck } from './ledger';
-import { payoutLedgerCheck } from './payouts';
-import { tipLedgerCheck } from './tips';
-import { communityLedgerCheck } from './communities';
+import { ledgerChecks } from './index';
 
 export type { LedgerCheck } from './ledger';
+export { ledgerChecks };
 
 /**
- * Every integrity check over the money figures (`npm run admin -- check-ledger`), collected here
- * beside the route registry: the ledger's own (groups balance, campaign counters) and each money
- * module's. The ledger does not import them, since those modules import the ledger to post.
+ * Every difference any integrity check over the money figures finds (`npm run admin --
+ * check-ledger`), each line prefixed with its check's name (empty = clean). The checks are each
+ * money module's `checks` (its module file), collected by src/modules/index.ts: the ledger's own
+ * first (groups balance, campaign counters), then each money module's.
  */
-export const ledgerChecks: Record<string, LedgerCheck> = {
-  ...ledgerOwnChecks,
-  'donation counters': campaignCountersVsDonations,
-  'donor rows': donorRowsVsDonations,
-  'donations vs ledger': donationsVsLedger,
-  'paid gift buckets': paidBucketsVsDonations,
-  'processor successes': processorSuccessesVsDonations,
-  'platform tips': tipLedgerCheck,
-  'connected accounts and payouts': payoutLedgerCheck,
-  'community funds': communityLedgerCheck,
-};
-
-/** Every difference any check finds, each line prefixed with its check's name (empty = clean). */
 export async function checkLedger(db: Db): Promise<string[]> {
   const out: string[] = [];
   for (const [name, check] of Object.entries(ledgerChecks)) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { emit } from '../../src/events';
 import { enqueue } from '../../src/infra/jobs';
-import { notify } from '../../src/modules/notifications';
+import { notify, type NotificationType } from '../../src/modules/notifications';
 import { campaignUpdatesFeed } from '../../src/modules/feed';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
@@ -16,7 +16,7 @@ beforeAll(() => {
   t = createTestApp();
 });
 
-async function seed(user: TestUser, n: number, extra: Partial<{ type: string }> = {}): Promise<string[]> {
+async function seed(user: TestUser, n: number, extra: Partial<{ type: NotificationType }> = {}): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i += 1) {
     const id = await t.ctx.db.transaction((trx) =>

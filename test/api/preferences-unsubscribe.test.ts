@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { OutgoingMail } from '../../src/integrations/mail';
-import { notify } from '../../src/modules/notifications';
+import { notify, type NotificationType } from '../../src/modules/notifications';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 
@@ -16,7 +16,7 @@ beforeAll(() => {
 const API = '/api/v1';
 const prefs = async (u: TestUser, id = 'me') => request(t.app).get(`${API}/users/${id}/preferences`).set(await authHeaders(t, u));
 
-async function notifyUser(u: TestUser, type = 'donation_received') {
+async function notifyUser(u: TestUser, type: NotificationType = 'donation_received') {
   await t.ctx.db.transaction((trx) =>
     notify(trx, {
       user_id: u.id,

@@ -126,7 +126,7 @@ function cyclePath(graph: Map<string, string[]>, members: Set<string>): string[]
  * The folder a file belongs to for the folder-level graph: `modules/<name>` and
  * `integrations/<name>` each, every other top folder (http, infra, events, jobs, db, cli) as one.
  * Files directly under src/ and src/modules/ (app.ts, context.ts, the collectors modules/index.ts,
- * modules/integrity.ts, modules/subscribers.ts) stand alone: a collector imports every module and
+ * modules/integrity.ts, modules/define-module.ts) stand alone: a collector imports every module and
  * must not be part of a module.
  */
 function folderOf(file: string): string {

@@ -1,12 +1,16 @@
 import type { Request, Response } from 'express';
 import { etagOf, ifNoneMatchHits } from '../../http/caching';
 import { defineRoutes, route } from '../../http/define-routes';
+import { defineLimiter, GENERIC, MINUTE } from '../../http/rate-limits';
 import { requestLocale } from '../../integrations/mail';
 import { isAchievementLang, type AchievementLang } from './achievements.labels';
 import { assetParams, cardAnswer, codeParams, imageLangQuery, langQuery, listAnswer, userParams } from './achievements.schemas';
 import { listForUser, readCard } from './achievements.service';
 import { CARD_TTL_S, cardPng, cardQr } from './cards.service';
 import { CARD_ASSETS } from './cards.template';
+
+/** Achievement card images and QR codes, per IP (CARD_SHARE_RATE_LIMIT a minute). */
+export const cardShareLimiter = defineLimiter('cardShare', { windowMs: MINUTE, limit: (c) => c.CARD_SHARE_RATE_LIMIT, key: 'ip', message: GENERIC });
 
 /** `lang` when it is one of the four, else the `lang` cookie / Accept-Language, else en. */
 const langOf = (req: Request, lang: string | undefined): AchievementLang => {
@@ -78,7 +82,7 @@ export default defineRoutes(
       summary: 'Achievement card share image (PNG)',
       description: `og.png 1200x630, square.png 1080x1080 (with the QR code), story.png 1080x1920 (with the QR code); lang picks the labels (default en). ${GUEST_VIEW}`,
       auth: 'none',
-      limiters: ['cardShare'],
+      limiters: [cardShareLimiter],
       params: assetParams,
       query: imageLangQuery,
       produces: 'image/png',
@@ -93,7 +97,7 @@ export default defineRoutes(
       summary: "QR code of an achievement card's page (SVG)",
       description: `Encodes \`{SITE_URL}/cards/{code}\`. ${GUEST_VIEW}`,
       auth: 'none',
-      limiters: ['cardShare'],
+      limiters: [cardShareLimiter],
       params: codeParams,
       produces: 'image/svg+xml',
       errors: [404],

@@ -1,11 +1,15 @@
 import { sendCacheable } from '../../http/caching';
 import { cookieOptions } from '../../http/cookies';
 import { defineRoutes, route } from '../../http/define-routes';
+import { defineLimiter, fixed, GENERIC, MINUTE } from '../../http/rate-limits';
 import { VISITOR_COOKIE, visitorCookie } from '../../http/visitor';
 import { requestLocale } from '../../integrations/mail';
 import { isLang, readable } from '../fundraisers';
 import { homeQuery, homeResponse, presenceParams, presenceQuery } from './activity.schemas';
 import { HOME_ACTIVITY_TTL_SECONDS, homeActivity, newVisitorId, recordPresence } from './activity.service';
+
+/** Presence pings, per IP and campaign. */
+export const presenceLimiter = defineLimiter('presence', { windowMs: MINUTE, limit: fixed(4), key: 'ip+campaign', message: GENERIC });
 
 const VISITOR_COOKIE_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 
@@ -45,7 +49,7 @@ export default defineRoutes(
         'visitor is stored. The campaign must be readable without signing in (else 404). Presence limiter: 4 a minute ' +
         'per IP and campaign; not counted by the global limiter.',
       auth: 'none',
-      limiters: ['presence'],
+      limiters: [presenceLimiter],
       params: presenceParams,
       query: presenceQuery,
       status: 204,

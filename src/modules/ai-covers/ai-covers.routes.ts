@@ -1,7 +1,24 @@
 import { withBareAiLimit } from '../../http/ai-limit';
 import { defineRoutes, route } from '../../http/define-routes';
+import { DAY, defineLimiter, fixed, HOUR } from '../../http/rate-limits';
 import { generateAnswer, generateBody, PROMPT_MAX } from './ai-covers.schemas';
 import { COVER_SIZE, generateCover } from './ai-covers.service';
+
+/** Generated images per user: failed generations are given back. */
+export const aiImageHourlyLimiter = defineLimiter('aiImageHourly', {
+  windowMs: HOUR,
+  limit: fixed(10),
+  key: 'user',
+  message: 'You have generated several images in a short time. Please try again later.',
+  successesOnly: true,
+});
+export const aiImageDailyLimiter = defineLimiter('aiImageDaily', {
+  windowMs: DAY,
+  limit: fixed(30),
+  key: 'user',
+  message: "You have reached today's limit for AI image generation. Please try again tomorrow.",
+  successesOnly: true,
+});
 
 export default defineRoutes(
   '',
@@ -17,7 +34,7 @@ export default defineRoutes(
         'Limits per account: 10 generated images an hour and 30 a day (RateLimit headers; only images actually generated count), ' +
         'and the AI endpoints\' limit of 10 attempts a minute, failed ones included, answered as a bare 429 without RateLimit headers.',
       auth: 'required',
-      limiters: ['aiImageHourly', 'aiImageDaily'],
+      limiters: [aiImageHourlyLimiter, aiImageDailyLimiter],
       body: generateBody,
       status: 201,
       response: generateAnswer,

@@ -2,4 +2,3 @@
 export { findOne as findComment, type CommentRow } from './comments.repo';
 export { toComment } from './comments.service';
 export { commentEnvelope } from './comments.schemas';
-export { commentSubscribers } from './comments.events';

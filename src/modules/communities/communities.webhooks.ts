@@ -119,7 +119,7 @@ const subscriptionDeleted: WebhookHandler<SubscriptionChanged> = async (_ctx, su
   return 'applied';
 };
 
-/** The communities module's payment events, merged by `ref.kind` ('community_join') in src/modules/webhook-handlers.ts. */
+/** The communities module's payment events, merged by `ref.kind` ('community_join') in src/modules/index.ts. */
 export const communityWebhooks: WebhookHandlerMap = {
   SetupSucceeded: setupSucceeded,
   InvoicePaid: invoicePaid,

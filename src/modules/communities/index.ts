@@ -1,6 +1,5 @@
-/** Paid communities: joins with or without a leader's approval, the community fund and its withdrawals. */
-export { communityWebhooks } from './communities.webhooks';
-export { communityLedgerCheck } from './communities.check';
-export { communitySubscribers } from './communities.events';
-// Registers how a confirmed fund withdrawal is recorded (payouts runs the confirm, in any process).
-import './communities.fund';
+/**
+ * Paid communities: joins with or without a leader's approval, the community fund and its
+ * withdrawals. Nothing outside it needs more than its module file, which src/modules/index.ts collects.
+ */
+export {};

@@ -155,7 +155,7 @@ const disputeClosed = onDonation<DisputeClosed>(async (ctx, trx, d0, e, fee) => 
 });
 
 /**
- * The donations module's payment events (merged by `ref.kind` in src/modules/webhook-handlers.ts). Each
+ * The donations module's payment events (merged by `ref.kind` in src/modules/index.ts). Each
  * settles a gift at most once (the unpaid -> paid update decides), in any order; `failed` is
  * not final, so a success after a declined card still settles the gift.
  */

@@ -1,2 +1,5 @@
-/** The donor's own reads of their gifts: summary, history, annual statement. */
-export { default as donorReadsRoutes } from './donor-reads.routes';
+/**
+ * The donor's own reads of their gifts: summary, history, annual statement. Nothing outside it
+ * needs more than its module file, which src/modules/index.ts collects.
+ */
+export {};

@@ -1,2 +1,2 @@
-/** Endorsements of campaigns (endorse, withdraw, ask for one). Route table collected by src/modules/index.ts. */
-export { endorsementSubscribers } from './endorsements.events';
+/** Endorsements of campaigns (endorse, withdraw, ask for one). Nothing outside it needs more than its module file, which src/modules/index.ts collects. */
+export {};

@@ -1,3 +1,2 @@
 /** The campaign-updates feed of connected users: its badge count and its reaction to new updates. */
 export { campaignUpdatesFeed } from './feed.service';
-export { feedSubscribers } from './feed.events';

@@ -1,2 +1,2 @@
-/** Follows of users and organizations; the campaign-updates feed reads who follows whom. */
-export { followSubscribers } from './follows.events';
+/** Follows of users and organizations. Nothing outside it needs more than its module file, which src/modules/index.ts collects. */
+export {};

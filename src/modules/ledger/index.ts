@@ -2,4 +2,4 @@
 export { accounts, RAISED_KINDS, type LedgerKind } from './accounts';
 export { post, UnbalancedLedgerGroup } from './ledger.service';
 export { balance, type LedgerEntry } from './ledger.repo';
-export { ledgerOwnChecks, type LedgerCheck } from './ledger.check';
+export type { LedgerCheck } from './ledger.check';

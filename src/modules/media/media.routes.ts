@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
+import { defineLimiter, fixed, MINUTE } from '../../http/rate-limits';
 import { ownedFundraiser, ownsFundraiser } from '../fundraisers';
 import {
   IMAGE_MAX_BYTES,
@@ -16,6 +17,9 @@ import {
   uploadForm,
 } from './media.schemas';
 import * as service from './media.service';
+
+/** Uploads, per IP and user. */
+export const mediaLimiter = defineLimiter('media', { windowMs: 15 * MINUTE, limit: fixed(30), key: 'ip+user', message: 'Too many media uploads. Please try again in a few minutes.' });
 
 const MB = 1024 * 1024;
 
@@ -38,7 +42,7 @@ export default defineRoutes(
       description: UPLOAD_DOC,
       auth: 'required',
       policy: ownsFundraiser,
-      limiters: ['media'],
+      limiters: [mediaLimiter],
       params: idParams,
       consumes: { mediaType: 'multipart/form-data', schema: uploadForm },
       status: 201,
@@ -54,7 +58,7 @@ export default defineRoutes(
         'Owner only (others, and deleted campaigns, 404). body_html is sanitised with the story allow-list and must keep some text; images are up to 20 http(s) URLs. Replaces the previous report; the slug read shows it as `outcome_report`. Media limiter (shared with uploads).',
       auth: 'required',
       policy: ownsFundraiser,
-      limiters: ['media'],
+      limiters: [mediaLimiter],
       params: idParams,
       body: outcomeBody,
       response: outcomeAnswer,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { enqueue } from '../../infra/jobs';
 import { toLocale, type Locale } from '../../integrations/mail';
+import type { NotificationType } from './notification-types';
 import * as repo from './notifications.repo';
 
 export type NotificationPriority = 'low' | 'normal' | 'high';
@@ -11,7 +12,8 @@ export const NOTIFICATION_MAIL_QUEUE = 'notifications.mail';
 
 export interface NotifyInput {
   user_id: string;
-  type: string;
+  /** A type some module declares (its module file adds it to NotificationTypeRegistry). */
+  type: NotificationType;
   category: string;
   priority?: NotificationPriority;
   title: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
+import { defineLimiter, fixed, MINUTE } from '../../http/rate-limits';
 import { ApiError } from '../../http/errors';
 import { readDocument } from './documents.storage';
 import { orgAccess, orgPermission } from './organizations.policy';
@@ -33,6 +34,9 @@ import {
 } from './organizations.service';
 import { ADMIN_DOC, page } from './org-admin.shared';
 
+/** Member lookups by org admins, per user. */
+export const memberLookupLimiter = defineLimiter('memberLookup', { windowMs: MINUTE, limit: fixed(30), key: 'user', message: 'Too many member lookups. Please wait a minute and try again.' });
+
 /** Members and documents of the org-admin panel (the rest of it is in org-admin.routes.ts). */
 export default defineRoutes(
   '/org-admin',
@@ -43,7 +47,7 @@ export default defineRoutes(
       summary: 'Find people to add as members',
       description: `${ADMIN_DOC} \`q\`: an exact email address, or 2 or more characters of a public profile's name or slug (fewer: \`[]\`); at most 20, each with its role here (null when not a member). Never shows an email. Shares one 30/min bucket with adding members.`,
       auth: 'required',
-      limiters: ['memberLookup'],
+      limiters: [memberLookupLimiter],
       policy: orgPermission('org.manage_members'),
       params: slugParams,
       query: userSearchQuery,
@@ -78,7 +82,7 @@ export default defineRoutes(
       summary: 'Add a member',
       description: `${ADMIN_DOC} \`email\` (exact address of an active account) or \`user_id\`, and \`role\`. A role carrying a permission you do not hold (an admin naming an owner) answers 403 \`Requires permission: <that permission>\`. Unknown account 404 \`User not found\`; already a member 409 \`ALREADY_MEMBER\`. Shares one 30/min bucket with the user search.`,
       auth: 'required',
-      limiters: ['memberLookup'],
+      limiters: [memberLookupLimiter],
       policy: orgPermission('org.manage_members'),
       params: slugParams,
       body: addMemberBody,

@@ -1,4 +1,5 @@
 import { defineRoutes, route } from '../../http/define-routes';
+import { defineLimiter, fixed, HOUR } from '../../http/rate-limits';
 import { ApiError } from '../../http/errors';
 import { readDocument } from './documents.storage';
 import * as reads from './org-reads.repo';
@@ -19,6 +20,9 @@ import {
   stats,
 } from './organizations.schemas';
 import { createOrganization, documentOut, memberCard, publicOrg } from './organizations.service';
+
+/** Organization registrations, per IP and user. */
+export const orgCreationLimiter = defineLimiter('orgCreation', { windowMs: HOUR, limit: fixed(5), key: 'ip+user', message: 'Too many organization registrations. Please try again later.' });
 
 const page = (limit: number, offset: number, total: number) => ({ limit, offset, total });
 
@@ -49,7 +53,7 @@ export default defineRoutes(
       description:
         'Needs a verified email (403 `EMAIL_NOT_VERIFIED`). You become its `org_owner`. `slug` defaults to one derived from the name (a numeric suffix keeps it unique); a taken slug answers 409 `SLUG_TAKEN`. `parent_id` registers it under an organization where you hold `org.manage_children` (unknown 404 `Organization not found`, else 403 `Requires permission: org.manage_children`). Name and description are plain text. 5 registrations an hour per IP and account.',
       auth: 'required',
-      limiters: ['orgCreation'],
+      limiters: [orgCreationLimiter],
       body: createOrgBody,
       status: 201,
       response: orgEnvelope,

@@ -10,12 +10,6 @@ import { accountsOf, payoutsOf, withdrawalsOf } from './payouts.repo';
 import { holderEarnings } from './earnings.service';
 import { accountRow, earningsAnswer, payoutsAnswer } from './payouts.schemas';
 
-export { default as payoutsRoutes } from './payouts.routes';
-export { default as processorAccountsRoutes } from './processor-accounts.routes';
-export { payoutWebhookHandlers } from './payouts.webhooks';
-export { payoutSubscribers } from './payouts.events';
-export { registerPayoutJobs } from './payouts.jobs';
-export { payoutLedgerCheck } from './payouts.check';
 export { splitProportionally } from './split';
 export { claimUserTransfer, onUserTransferConfirmed, type UserTransfer } from './user-transfers';
 export { runCall as completeProcessorCall } from './settle';

@@ -1,10 +1,13 @@
 import { defineRoutes, route } from '../../http/define-routes';
-import { limitByKey } from '../../http/rate-limits';
+import { defineLimiter, fixed, GENERIC, limitByKey, MINUTE } from '../../http/rate-limits';
 import { earnings, pendingBreakdown } from './earnings.service';
 import { managedAccount, managesAccount } from './payouts.policy';
 import * as repo from './payouts.repo';
 import { breakdownAnswer, earningsAnswer, payoutsAnswer, payoutsQuery, refreshAnswer, refreshBody } from './payouts.schemas';
 import { refreshAccount } from './payouts.service';
+
+/** Payout refreshes, per processor account: applied by the handler (limitByKey) once the account is known. */
+export const payoutRefreshLimiter = defineLimiter('payoutRefresh', { windowMs: MINUTE, limit: fixed(1), key: 'account', message: GENERIC });
 
 export default defineRoutes(
   '/payouts',
@@ -63,7 +66,7 @@ export default defineRoutes(
       errors: [404, 429],
       handler: async ({ ctx, req, res }) => {
         const account = managedAccount(req);
-        if (!(await limitByKey(ctx, 'payoutRefresh', account.id, req, res))) return;
+        if (!(await limitByKey(ctx, payoutRefreshLimiter, account.id, req, res))) return;
         return { data: { account_id: account.id, repaired: await refreshAccount(ctx, account) } };
       },
     }),

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { queueComposedMail, toLocale } from '../../integrations/mail';
 import { plainText } from '../../infra/plain-text';
-import { findNotification } from '../notifications';
+import { findNotification, type NotificationCatalog } from '../notifications';
 import { emailEnabled } from './preferences.service';
-import { MAIL_WORDS, TYPE_LABELS, isNotificationType } from './preferences.types';
+import { MAIL_WORDS } from './preferences.types';
 import * as repo from './preferences.repo';
 import { mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.tokens';
 
@@ -14,15 +14,15 @@ import { mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.tokens';
  * recipient's locale, with an unsubscribe link for that type in the footer and in the
  * List-Unsubscribe header.
  */
-export async function sendNotificationMail(ctx: AppContext, payload: Record<string, unknown>, trx: Knex.Transaction): Promise<void> {
+export async function sendNotificationMail(ctx: AppContext, types: NotificationCatalog, payload: Record<string, unknown>, trx: Knex.Transaction): Promise<void> {
   const n = await findNotification(trx, String(payload.notification_id ?? ''));
   if (!n) return;
   const user = await repo.recipient(trx, n.user_id);
   if (!user || user.status !== 'active' || !user.email_verified) return;
-  if (!(await emailEnabled(trx, user.id, n.type))) return;
+  if (!(await emailEnabled(trx, types, user.id, n.type))) return;
   const locale = toLocale(user.locale);
   const words = MAIL_WORDS[locale];
-  const category = isNotificationType(n.type) ? n.type : 'all';
+  const category = types.hasToggle(n.type) ? n.type : 'all';
   const unsubscribe = unsubscribeUrl(ctx.config.SITE_URL, await mintUnsubscribeToken(ctx.db, user.id, category));
   const message = plainText(n.message) ?? '';
   await queueComposedMail(trx, {
@@ -32,7 +32,7 @@ export async function sendNotificationMail(ctx: AppContext, payload: Record<stri
     subject: n.title,
     paragraphs: message ? [message] : [],
     action: n.action_url && n.action_label ? { label: n.action_label, url: n.action_url } : undefined,
-    footer: [isNotificationType(n.type) ? words.because(TYPE_LABELS[locale][n.type]) : words.generic],
+    footer: [category === 'all' ? words.generic : words.because(types.label(locale, category))],
     links: [
       { label: category === 'all' ? words.unsubscribeAll : words.unsubscribe, url: unsubscribe },
       { label: words.manage, url: `${ctx.config.SITE_URL}/settings/notifications` },

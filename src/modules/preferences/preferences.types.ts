@@ -1,72 +1,11 @@
 import type { Locale } from '../../integrations/mail';
+import type { NotificationType } from '../notifications';
 
-/** The notification types a user can switch email off for (decisions.md "Engagement", plus goal_reached). */
-export const NOTIFICATION_TYPES = [
-  'donation_received',
-  'comment_received',
-  'new_follower',
-  'campaign_update',
-  'campaign_approved',
-  'campaign_rejected',
-  'payout_paid',
-  'endorsement_received',
-  'goal_reached',
-] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+// Which types have a toggle, and their labels, come from the modules that send them (each
+// module file's `notificationTypes`, collected by src/modules/index.ts into a NotificationCatalog).
 
 /** What an unsubscribe token names: one type's email, or all of them. */
 export type UnsubscribeCategory = NotificationType | 'all';
-
-export const isNotificationType = (v: unknown): v is NotificationType =>
-  typeof v === 'string' && (NOTIFICATION_TYPES as readonly string[]).includes(v);
-
-/** How each type is named in a mail's footer ("... because emails about <label> are on"). */
-export const TYPE_LABELS: Record<Locale, Record<NotificationType, string>> = {
-  en: {
-    donation_received: 'new donations',
-    comment_received: 'new comments',
-    new_follower: 'new followers',
-    campaign_update: 'updates from campaigns you follow or support',
-    campaign_approved: 'approved campaigns',
-    campaign_rejected: 'campaigns that need changes',
-    payout_paid: 'payouts',
-    endorsement_received: 'endorsements',
-    goal_reached: 'goals reached',
-  },
-  ru: {
-    donation_received: 'новых пожертвованиях',
-    comment_received: 'новых комментариях',
-    new_follower: 'новых подписчиках',
-    campaign_update: 'новостях кампаний, на которые вы подписаны или которые поддержали',
-    campaign_approved: 'одобренных кампаниях',
-    campaign_rejected: 'кампаниях, требующих изменений',
-    payout_paid: 'выплатах',
-    endorsement_received: 'рекомендациях',
-    goal_reached: 'достигнутых целях',
-  },
-  uk: {
-    donation_received: 'нові внески',
-    comment_received: 'нові коментарі',
-    new_follower: 'нових підписників',
-    campaign_update: 'новини кампаній, на які ви підписані або які підтримали',
-    campaign_approved: 'схвалені кампанії',
-    campaign_rejected: 'кампанії, що потребують змін',
-    payout_paid: 'виплати',
-    endorsement_received: 'рекомендації',
-    goal_reached: 'досягнуті цілі',
-  },
-  es: {
-    donation_received: 'nuevas donaciones',
-    comment_received: 'nuevos comentarios',
-    new_follower: 'nuevos seguidores',
-    campaign_update: 'novedades de las campañas que sigues o apoyas',
-    campaign_approved: 'campañas aprobadas',
-    campaign_rejected: 'campañas que necesitan cambios',
-    payout_paid: 'pagos',
-    endorsement_received: 'recomendaciones',
-    goal_reached: 'metas alcanzadas',
-  },
-};
 
 /** The footer and link wording of every notification mail. */
 export const MAIL_WORDS: Record<

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import type { NotificationCatalog } from '../notifications';
 import { queueComposedMail, toLocale } from '../../integrations/mail';
 import * as repo from './preferences.repo';
 import { setCategory, subscribedTo } from './preferences.service';
@@ -12,27 +13,27 @@ export function emailHint(email: string): string {
   return `${email[0]}***${email.slice(at)}`;
 }
 
-async function holder(ctx: AppContext, token: unknown) {
-  const t = await readUnsubscribeToken(ctx.db, token);
+async function holder(ctx: AppContext, types: NotificationCatalog, token: unknown) {
+  const t = await readUnsubscribeToken(ctx.db, types, token);
   const user = await repo.recipient(ctx.db, t.userId);
   // A token of a deleted account is as good as a forged one.
   if (!user) throw invalidToken();
   return { ...t, user };
 }
 
-async function state(ctx: AppContext, userId: string, email: string, category: UnsubscribeCategory) {
-  return { data: { email_hint: emailHint(email), category, subscribed: await subscribedTo(ctx.db, userId, category) } };
+async function state(ctx: AppContext, types: NotificationCatalog, userId: string, email: string, category: UnsubscribeCategory) {
+  return { data: { email_hint: emailHint(email), category, subscribed: await subscribedTo(ctx.db, types, userId, category) } };
 }
 
-export async function preview(ctx: AppContext, token: string | undefined) {
-  const h = await holder(ctx, token);
-  return state(ctx, h.userId, h.user.email, h.category);
+export async function preview(ctx: AppContext, types: NotificationCatalog, token: string | undefined) {
+  const h = await holder(ctx, types, token);
+  return state(ctx, types, h.userId, h.user.email, h.category);
 }
 
-export async function setSubscribed(ctx: AppContext, token: string, on: boolean) {
-  const h = await holder(ctx, token);
-  await setCategory(ctx.db, h.userId, h.category, on);
-  return state(ctx, h.userId, h.user.email, h.category);
+export async function setSubscribed(ctx: AppContext, types: NotificationCatalog, token: string, on: boolean) {
+  const h = await holder(ctx, types, token);
+  await setCategory(ctx.db, types, h.userId, h.category, on);
+  return state(ctx, types, h.userId, h.user.email, h.category);
 }
 
 export async function requestLink(ctx: AppContext, email: string) {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../http/errors';
 import { appSecret, sign, verify } from '../../infra/signed-token';
-import { isNotificationType, type UnsubscribeCategory } from './preferences.types';
+import type { NotificationCatalog } from '../notifications';
+import type { UnsubscribeCategory } from './preferences.types';
 
 const SECRET = 'unsubscribe_token_secret';
 const PURPOSE = 'unsubscribe';
@@ -14,9 +15,9 @@ export async function mintUnsubscribeToken(db: Knex, userId: string, category: U
   return sign(await appSecret(db, SECRET), PURPOSE, { u: userId, c: category });
 }
 
-export async function readUnsubscribeToken(db: Knex, token: unknown): Promise<{ userId: string; category: UnsubscribeCategory }> {
+export async function readUnsubscribeToken(db: Knex, types: NotificationCatalog, token: unknown): Promise<{ userId: string; category: UnsubscribeCategory }> {
   const p = verify(await appSecret(db, SECRET), PURPOSE, token) as { u?: unknown; c?: unknown } | null;
-  if (!p || typeof p.u !== 'string' || !UUID.test(p.u) || !(p.c === 'all' || isNotificationType(p.c))) throw invalidToken();
+  if (!p || typeof p.u !== 'string' || !UUID.test(p.u) || !(p.c === 'all' || types.hasToggle(p.c))) throw invalidToken();
   return { userId: p.u, category: p.c };
 }
 

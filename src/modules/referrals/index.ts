@@ -6,7 +6,6 @@
 import type { Db } from '../../db/knex';
 import * as repo from './referrals.repo';
 
-export { referralSubscribers } from './referrals.events';
 export { ATTRIBUTION_DAYS } from './referrals.repo';
 export { REF_PATTERN } from './referrals.schemas';
 

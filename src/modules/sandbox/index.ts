@@ -1,2 +1,5 @@
-/** The sandbox processor's pages and test controls (only while STRIPE_SECRET_KEY is unset). */
-export { default as sandboxRoutes } from './sandbox.routes';
+/**
+ * The sandbox processor's pages and test controls (only while STRIPE_SECRET_KEY is unset). Nothing
+ * outside it needs more than its module file, which src/modules/index.ts collects.
+ */
+export {};

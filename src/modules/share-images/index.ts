@@ -9,6 +9,5 @@ export { FONT_STACK, fonts } from './fonts';
 export { labelsFor, SHARE_LANGS, type ShareLabels, type ShareLang } from './labels';
 export { fitted, localImageBytes } from './images';
 export { SIZES } from './templates';
-export { registerShareImageJobs, SHARE_IMAGES_QUEUE } from './share-images.jobs';
+export { SHARE_IMAGES_QUEUE } from './share-images.jobs';
 export { renderOffThread } from './share-images.service';
-export { shareImageSubscribers } from './share-images.events';

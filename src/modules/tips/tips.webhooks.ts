@@ -138,7 +138,7 @@ const subscriptionChanged: WebhookHandler<SubscriptionChanged> = async (_ctx, su
   return 'applied';
 };
 
-/** The tips module's payment events, merged by `ref.kind` ('tip') in src/modules/webhook-handlers.ts. */
+/** The tips module's payment events, merged by `ref.kind` ('tip') in src/modules/index.ts. */
 export const tipWebhooks: WebhookHandlerMap = {
   CheckoutCompleted: sessionPaid,
   CheckoutFailed: sessionEnded,

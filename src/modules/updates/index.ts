@@ -3,7 +3,6 @@
  * hand-edited) and the translations tab. Posting emits `update.posted`. Route tables are
  * collected by src/modules/index.ts.
  */
-export { registerUpdateJobs } from './updates.jobs';
 export { UPDATE_TRANSLATION_QUEUE, toUpdate } from './updates.service';
 export type { UpdateRow, TranslationRow } from './updates.repo';
 /** Owner-only writes under /projects/{fundraiserId} (milestones use it too). */

@@ -11,8 +11,8 @@ import type { WebhookHandlerMap } from './webhooks.types';
 const received = z.object({ received: z.literal(true) });
 
 /**
- * The processor webhook's route table, over the handler map collected in
- * src/modules/webhook-handlers.ts: passed in, so this module never imports the money modules
+ * The processor webhook's route table, over the handler map src/modules/index.ts collects from
+ * every module's `webhookHandlers`: passed in, so this module never imports the money modules
  * whose handlers it runs (they import its handler types).
  */
 export function webhookRoutes(webhookHandlers: WebhookHandlerMap) {

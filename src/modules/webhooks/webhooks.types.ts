@@ -23,7 +23,7 @@ export type WebhookHandler<E extends PaymentEvent = PaymentEvent> = ((ctx: AppCo
   prefetch?: (ctx: AppContext, event: E) => Promise<unknown>;
 };
 
-/** A module's handlers, keyed by the typed event's kind; collected in src/modules/webhook-handlers.ts. */
+/** A module's handlers, keyed by the typed event's kind; declared in its module file and collected in src/modules/index.ts. */
 export type WebhookHandlerMap = { [K in PaymentEventKind]?: WebhookHandler<EventOf<K>> };
 
 export class RetryLater extends Error {}

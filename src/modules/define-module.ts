@@ -1,0 +1,66 @@
+import type { AppContext } from '../context';
+import type { Subscriber } from '../events';
+import type { RouteModule } from '../http/define-routes';
+import type { Limiter } from '../http/rate-limits';
+import type { PaymentKind } from '../integrations/payments';
+import type { LedgerCheck } from './ledger';
+import type { NotificationCatalog, NotificationType, NotificationTypeSpec } from './notifications';
+import type { WebhookHandlerMap } from './webhooks';
+
+// Types only: every module file imports this file, so a runtime import here would make every
+// module folder depend on the imported one (test/unit/import-cycles.test.ts checks folders).
+
+/** What src/modules/index.ts gathers from every module, for the modules that serve it. */
+export interface Collected {
+  /** Every module's payment webhook handlers, merged (the Stripe webhook route dispatches on them). */
+  webhookHandlers: WebhookHandlerMap;
+  /** Every module's notification types (preferences' toggles, unsubscribe links, mail footers). */
+  notificationTypes: NotificationCatalog;
+}
+
+/**
+ * Everything a module adds to the app, declared once in `src/modules/<name>/<name>.module.ts`
+ * and collected by src/modules/index.ts. Only `name` is required.
+ */
+export interface ModuleDefinition<T extends NotificationType = NotificationType> {
+  /** The module's folder under src/modules/. */
+  name: string;
+  /**
+   * Its route tables, mounted and documented in the order of the module list. A function when a
+   * table is built over what the collector gathers from every module (see Collected).
+   */
+  routes?: readonly RouteModule[] | ((collected: Collected) => readonly RouteModule[]);
+  /** Its event subscribers (`on(...)` in `<name>.events.ts`). */
+  subscribers?: readonly Subscriber[];
+  /** Registers its job queues on the worker (`ctx.jobs.register(...)`). */
+  jobs?: (ctx: AppContext, collected: Collected) => void;
+  /**
+   * Its payment webhook handlers. `ref`: the kind of payment the module owns (events whose
+   * `ref.kind` is that go to it; events without a ref go to each such module in turn); null for
+   * event kinds no other module handles (connected accounts, payouts).
+   */
+  webhookHandlers?: { ref: PaymentKind | null; handlers: WebhookHandlerMap };
+  /** Its integrity checks over the money figures (`npm run admin -- check-ledger`), by name. */
+  checks?: Readonly<Record<string, LedgerCheck>>;
+  /** Its own limiters (rate-limits.ts defineLimiter); limiters several modules use stay in rate-limits.ts. */
+  limiters?: readonly Limiter[];
+  /**
+   * The notification types it sends, each also added to NotificationTypeRegistry by a
+   * `declare module '../notifications/notification-types'` in the same file.
+   */
+  notificationTypes?: { readonly [K in T]?: NotificationTypeSpec };
+}
+
+/** A module as the collector holds it. */
+export type AppModule = ModuleDefinition<NotificationType>;
+
+/**
+ * Declares a module. Typed so that `notificationTypes` names only registered types, and so the
+ * collector can check at compile time that every registered type is declared by some module.
+ */
+export function defineModule<T extends NotificationType = never>(def: ModuleDefinition<T>): ModuleDefinition<T> {
+  return def;
+}
+
+/** The notification types a module (or a union of modules) declares. */
+export type DeclaredNotificationTypes<M> = M extends ModuleDefinition<infer T> ? T : never;

@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './discovery.routes';
+
+export default defineModule({
+  name: 'discovery',
+  routes: [routes],
+});

@@ -1,0 +1,21 @@
+import { defineModule } from '../define-module';
+import routes from './endorsements.routes';
+import { endorsementSubscribers } from './endorsements.events';
+
+declare module '../notifications/notification-types' {
+  interface NotificationTypeRegistry {
+    endorsement_received: true;
+  }
+}
+
+export default defineModule({
+  name: 'endorsements',
+  routes: [routes],
+  subscribers: endorsementSubscribers,
+  notificationTypes: {
+    endorsement_received: {
+      order: 80,
+      labels: { en: 'endorsements', ru: 'рекомендациях', uk: 'рекомендації', es: 'recomendaciones' },
+    },
+  },
+});

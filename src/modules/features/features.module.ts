@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './features.routes';
+
+export default defineModule({
+  name: 'features',
+  routes: [routes],
+});

@@ -1,0 +1,21 @@
+import { defineModule } from '../define-module';
+import routes from './follows.routes';
+import { followSubscribers } from './follows.events';
+
+declare module '../notifications/notification-types' {
+  interface NotificationTypeRegistry {
+    new_follower: true;
+  }
+}
+
+export default defineModule({
+  name: 'follows',
+  routes: [routes],
+  subscribers: followSubscribers,
+  notificationTypes: {
+    new_follower: {
+      order: 30,
+      labels: { en: 'new followers', ru: 'новых подписчиках', uk: 'нових підписників', es: 'nuevos seguidores' },
+    },
+  },
+});

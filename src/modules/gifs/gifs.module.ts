@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './gifs.routes';
+
+export default defineModule({
+  name: 'gifs',
+  routes: [routes],
+});

@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './readiness.routes';
+
+export default defineModule({
+  name: 'readiness',
+  routes: [routes],
+});

@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './reports.routes';
+
+export default defineModule({
+  name: 'reports',
+  routes: [routes],
+});

@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './trust.routes';
+
+export default defineModule({
+  name: 'trust',
+  routes: [routes],
+});

@@ -1,0 +1,7 @@
+import { defineModule } from '../define-module';
+import routes from './verification.routes';
+
+export default defineModule({
+  name: 'verification',
+  routes: [routes],
+});
