@@ -232,3 +232,8 @@ export async function userName(db: Q, userId: string): Promise<string | null> {
   const row = await db('users').where({ id: userId }).first('name');
   return row?.name ?? null;
 }
+
+/** Deletes withdrawal codes expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredWithdrawalCodes(db: Q, graceDays: number): Promise<number> {
+  return db('community_withdrawal_codes').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}

@@ -88,3 +88,8 @@ export async function findRefreshOwner(db: Q, tokenHash: string): Promise<{ user
 export async function forgetRefreshOwners(db: Q, userId: string): Promise<void> {
   await db('refresh_token_owners').where({ user_id: userId }).del();
 }
+
+/** Deletes remembered refresh-token owners expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredRefreshOwners(db: Q, graceDays: number): Promise<number> {
+  return db('refresh_token_owners').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}

@@ -7,4 +7,5 @@ export { issueSessionForUser, type SessionUser } from './session';
 export * as accountAdmin from './idp.admin';
 export { findProfile, slugHolder, updateProfile, type ProfilePatch, type ProfileRow } from './idp.profiles';
 export { changePassword, forgotPassword, resetPassword } from './idp.passwords';
+export { pruneExpiredRefreshOwners } from './idp.repo';
 export { assertNotThrottled, recordSignInFailure, resetSignInFailures, SignInThrottled } from './sign-in-throttle';

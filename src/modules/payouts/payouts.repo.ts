@@ -1,23 +1,13 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 
+import type { OwnerType } from './accounts.repo';
+
 type Q = Db | Knex.Transaction;
 
-export type OwnerType = 'user' | 'organization';
-export type AccountStatus = 'onboarding' | 'active' | 'restricted';
-export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed';
+export * from './accounts.repo';
 
-export interface AccountRow {
-  id: string;
-  owner_type: OwnerType;
-  owner_id: string;
-  charges_enabled: boolean;
-  payouts_enabled: boolean;
-  details_submitted: boolean;
-  status: AccountStatus;
-  synced_at: Date | null;
-  created_at: Date;
-}
+export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed';
 
 export interface PayoutRow {
   id: string;
@@ -31,38 +21,11 @@ export interface PayoutRow {
   reversal_group_id: string | null;
 }
 
-const ACCOUNT_COLS = ['id', 'owner_type', 'owner_id', 'charges_enabled', 'payouts_enabled', 'details_submitted', 'status', 'synced_at', 'created_at'];
 const PAYOUT_COLS = [
   'id', 'processor_payout_id', 'processor_account_id', 'amount_cents', 'currency', 'status',
   'paid_group_id', 'reversal_group_id',
 ];
 const arrival = (db: Q) => db.raw(`to_char(arrival_date, 'YYYY-MM-DD') as arrival_date`);
-
-// ---- connected accounts ----
-
-export async function accountsOf(db: Q, ownerType: OwnerType, ownerId: string): Promise<AccountRow[]> {
-  return db('processor_accounts').where({ owner_type: ownerType, owner_id: ownerId }).orderBy('created_at').select(ACCOUNT_COLS);
-}
-
-export async function accountsOfOwners(db: Q, ownerType: OwnerType, ownerIds: string[]): Promise<AccountRow[]> {
-  if (!ownerIds.length) return [];
-  return db('processor_accounts').where({ owner_type: ownerType }).whereIn('owner_id', ownerIds).orderBy('created_at').select(ACCOUNT_COLS);
-}
-
-export async function accountById(db: Q, id: string, opts: { lock?: boolean } = {}): Promise<AccountRow | undefined> {
-  const q = db('processor_accounts').where({ id }).first(ACCOUNT_COLS);
-  if (opts.lock) q.forUpdate();
-  return q;
-}
-
-/** Inserts the account row once; a concurrent or repeated onboarding finds the same row. */
-export async function insertAccount(db: Q, row: Pick<AccountRow, 'id' | 'owner_type' | 'owner_id'> & Partial<AccountRow>): Promise<void> {
-  await db('processor_accounts').insert(row).onConflict('id').ignore();
-}
-
-export async function updateAccount(db: Q, id: string, patch: Partial<AccountRow>): Promise<void> {
-  await db('processor_accounts').where({ id }).update({ ...patch, updated_at: db.fn.now() });
-}
 
 // ---- transfers ----
 

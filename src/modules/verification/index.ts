@@ -1,3 +1,3 @@
 /** Public face of verification: sending verification mails, and the private contact address it verifies. */
 export { resendEmailVerification, sendEmailVerification, sendPrivateContactVerification } from './verification.service';
-export { findUserContact, setPrivateContact } from './verification.repo';
+export { findUserContact, pruneExpiredTokens as pruneExpiredVerificationTokens, setPrivateContact } from './verification.repo';

@@ -86,3 +86,8 @@ export async function setPrivateContact(db: Knex | Knex.Transaction, userId: str
     .where({ id: userId })
     .update({ private_contact_email: email, private_contact_verified_at: null, updated_at: db.fn.now() });
 }
+
+/** Deletes verification links expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredTokens(db: Knex | Knex.Transaction, graceDays: number): Promise<number> {
+  return db('verification_tokens').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}

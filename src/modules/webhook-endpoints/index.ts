@@ -6,3 +6,4 @@
  */
 export { webhookEndpointSubscribers } from './webhook-endpoints.events';
 export { registerWebhookEndpointJobs, WEBHOOK_DELIVERY_QUEUE } from './webhook-endpoints.delivery';
+export { pruneWebhookDeliveries } from './webhook-endpoints.prune';

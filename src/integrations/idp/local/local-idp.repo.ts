@@ -125,3 +125,13 @@ export async function countFailedAttempt(db: Q, id: string, maxAttempts: number)
       used_at: db.raw('case when attempts + 1 >= ? then now() else used_at end', [maxAttempts]),
     });
 }
+
+/** Deletes confirmation and reset codes expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredCodes(db: Q, graceDays: number): Promise<number> {
+  return db('idp_codes').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}
+
+/** Deletes refresh sessions expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredSessions(db: Q, graceDays: number): Promise<number> {
+  return db('idp_sessions').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}
