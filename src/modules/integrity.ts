@@ -1,5 +1,6 @@
 import type { Db } from '../db/knex';
 import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, paidBucketsVsDonations, processorSuccessesVsDonations } from './donations';
+import { countersVsLedger } from './fundraisers';
 import { ledgerOwnChecks, type LedgerCheck } from './ledger';
 import { payoutLedgerCheck } from './payouts';
 import { tipLedgerCheck } from './tips';
@@ -9,11 +10,12 @@ export type { LedgerCheck } from './ledger';
 
 /**
  * Every integrity check over the money figures (`npm run admin -- check-ledger`), collected here
- * beside the route registry: the ledger's own (groups balance, campaign counters) and each money
+ * beside the route registry: the ledger's own (groups balance), the campaigns' counters against it and each money
  * module's. The ledger does not import them, since those modules import the ledger to post.
  */
 export const ledgerChecks: Record<string, LedgerCheck> = {
   ...ledgerOwnChecks,
+  'campaign counters': countersVsLedger,
   'donation counters': campaignCountersVsDonations,
   'donor rows': donorRowsVsDonations,
   'donations vs ledger': donationsVsLedger,

@@ -3,3 +3,4 @@ export { findOne as findComment, type CommentRow } from './comments.repo';
 export { toComment } from './comments.service';
 export { commentEnvelope } from './comments.schemas';
 export { commentSubscribers } from './comments.events';
+export { liveDonationNoteSql, upsertDonationNote } from './comments.donation-notes';

@@ -4,7 +4,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
 import { queueComposedMail, toLocale, type Locale } from '../../integrations/mail';
-import { balance } from '../ledger';
+import { accounts, balance } from '../ledger';
 import { callByKey, claimUserTransfer, completeProcessorCall, onUserTransferConfirmed, pendingOutOf, queueProcessorCall } from '../payouts';
 import * as repo from './communities.repo';
 import type { CommunityRow } from './communities.repo';
@@ -17,7 +17,7 @@ export const CODES_PER_HOUR = 5;
 const HOUR_MS = 60 * 60_000;
 
 /** The ledger account of a community's fund: what the platform owes the community (a liability). */
-export const fundAccount = (communityId: string) => `liability:community:${communityId}`;
+export const fundAccount = (communityId: string) => accounts.communityFund(communityId);
 
 /** The fund's balance in cents (liabilities carry negative balances in the ledger). */
 export async function fundBalance(db: Parameters<typeof balance>[0], communityId: string): Promise<number> {
