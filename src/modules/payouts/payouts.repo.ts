@@ -33,25 +33,6 @@ export async function transferForDonation(db: Q, donationId: string) {
   return db('transfers').where({ donation_id: donationId }).first('id', 'processor_transfer_id', 'processor_account_id', 'fundraiser_id', 'amount_cents', 'currency');
 }
 
-/**
- * What a transferred gift's campaign account now says the holder owes back (its per-gift balance
- * when positive: refunds and disputes after the transfer, net of the platform fee returned),
- * what of the transfer is left to reverse, and the gift's cumulative refunded plus disputed cents.
- */
-export async function reversalFacts(db: Q, transferId: string): Promise<{ owedBack: number; reversible: number; takenBack: number }> {
-  const { rows } = await db.raw(
-    `select greatest(0, coalesce((select sum(e.amount_cents) from ledger_entries e
-                                   where e.donation_id = t.donation_id and e.account = 'liability:campaign:' || t.fundraiser_id), 0))::bigint as owed_back,
-            (t.amount_cents - coalesce((select sum(r.amount_cents) from transfer_reversals r where r.transfer_id = t.id), 0))::bigint as reversible,
-            (d.refunded_cents + d.disputed_cents)::bigint as taken_back
-       from transfers t join donations d on d.id = t.donation_id
-      where t.id = ?`,
-    [transferId],
-  );
-  const r = rows[0];
-  return r ? { owedBack: Number(r.owed_back), reversible: Number(r.reversible), takenBack: Number(r.taken_back) } : { owedBack: 0, reversible: 0, takenBack: 0 };
-}
-
 export async function insertReversal(
   db: Q,
   row: { transfer_id: string; processor_reversal_id: string; processor_account_id: string; fundraiser_id: string; donation_id: string | null; amount_cents: number; currency: string; ledger_group_id: string },
@@ -65,62 +46,6 @@ export async function insertTransfer(
 ): Promise<string> {
   const [r] = await db('transfers').insert(row).returning('id');
   return r.id;
-}
-
-/** A settled gift with what its campaign's ledger account still owes the holder for it. */
-export interface OwedGift {
-  donation_id: string;
-  fundraiser_id: string;
-  currency: string;
-  owed: number;
-}
-
-/**
- * What the campaign's ledger account still owes the holder for one gift (donation less fees,
- * refunds and disputes, less what was transferred), capped by the campaign's whole balance so
- * a transfer never leaves the campaign owing the platform (net of transfers claimed, not confirmed).
- */
-export async function owedForDonation(db: Q, donationId: string): Promise<OwedGift | undefined> {
-  const { rows } = await db.raw(
-    `select d.id as donation_id, d.fundraiser_id, d.currency,
-            least(
-              -coalesce((select sum(amount_cents) from ledger_entries e
-                          where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id), 0),
-              -coalesce((select sum(amount_cents) from ledger_entries e
-                          where e.account = 'liability:campaign:' || d.fundraiser_id), 0)
-              -- Transfers of the campaign's other gifts claimed and not confirmed yet are spent too.
-              - coalesce((select sum(c.amount_cents) from processor_calls c
-                           where c.kind = 'transfer' and c.status = 'pending' and c.fundraiser_id = d.fundraiser_id), 0)
-            )::bigint as owed
-       from donations d
-      where d.id = ? and d.status in ('paid', 'refunded')`,
-    [donationId],
-  );
-  const r = rows[0];
-  return r ? { donation_id: r.donation_id, fundraiser_id: r.fundraiser_id, currency: r.currency, owed: Number(r.owed) } : undefined;
-}
-
-/**
- * Settled gifts to the holder's campaigns that have no transfer yet (the sweep's work list): a
- * user's own campaigns, or an organization's.
- */
-export async function untransferredGifts(db: Q, holder: { type: OwnerType; id: string }, limit: number): Promise<string[]> {
-  const q = db('donations as d').join('fundraisers as f', 'f.id', 'd.fundraiser_id');
-  if (holder.type === 'organization') q.where('f.org_id', holder.id);
-  else q.where('f.owner_user_id', holder.id).whereNull('f.org_id');
-  const rows = await q
-    .leftJoin('transfers as t', 't.donation_id', 'd.id')
-    .whereIn('d.status', ['paid', 'refunded'])
-    .whereNull('t.id')
-    // Only gifts that still owe something (a fully refunded gift never needs a transfer).
-    .whereRaw(
-      `(select -coalesce(sum(e.amount_cents), 0) from ledger_entries e
-         where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id) > 0`,
-    )
-    .orderBy([{ column: 'd.paid_at', order: 'asc' }, { column: 'd.id', order: 'asc' }])
-    .limit(limit)
-    .select('d.id');
-  return rows.map((r: any) => r.id);
 }
 
 /** Per campaign: transferred to the account (less reversals) and not yet withdrawn by a paid payout. */
