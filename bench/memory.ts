@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
-import { createContext } from '../src/context';
+import { createContext } from '../src/create-context';
 import { connectDatabase } from '../src/db/connect';
 import { createLogger } from '../src/infra/logger';
 import { registerJobs } from '../src/jobs';

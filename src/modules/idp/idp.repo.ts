@@ -34,6 +34,12 @@ export async function setIdpSubject(trx: Q, userId: string, subject: string) {
   await trx('users').where({ id: userId }).update({ idp_subject: subject });
 }
 
+/** Links an external subject to the unlinked account with this address (case-insensitively); false when there is none. */
+export async function linkSubjectByEmail(db: Q, subject: string, email: string): Promise<boolean> {
+  const n = await db('users').whereRaw('lower(email) = lower(?)', [email]).whereNull('idp_subject').update({ idp_subject: subject });
+  return n > 0;
+}
+
 /** Every token issued before now stops working (sign-out everywhere). */
 export async function cutOffTokens(db: Q, userId: string) {
   await db('users').where({ id: userId }).update({ tokens_valid_after: db.fn.now(), updated_at: db.fn.now() });

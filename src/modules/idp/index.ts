@@ -1,7 +1,10 @@
 /**
  * Public face of identity: sign-up and sign-out for the Cognito-shaped endpoint (local-idp),
- * issuing a session after social sign-in (oauth), and the operator's account commands (cli).
+ * issuing a session after social sign-in (oauth), the operator's account commands (cli), whose
+ * an ID token is (the credential resolver in auth), and the accounts (users) it owns: their
+ * public fields and the named commands other modules change them with.
  */
+export { actorFromClaims, actorFromSessionCookies, liveOwner, verifyIdToken, type CredentialDeps } from './credentials';
 export { globalSignOut, signUp, type SignUpInput } from './idp.service';
 export { issueSessionForUser, type SessionUser } from './session';
 export * as accountAdmin from './idp.admin';
