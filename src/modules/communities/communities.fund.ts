@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
 import { queueComposedMail, toLocale, type Locale } from '../../integrations/mail';
+import { userLocale } from '../idp';
 import { accounts, balance } from '../ledger';
 import { callByKey, claimUserTransfer, completeProcessorCall, onUserTransferConfirmed, pendingOutOf, queueProcessorCall } from '../payouts';
 import * as repo from './communities.repo';
@@ -45,7 +46,7 @@ export async function requestCode(ctx: AppContext, c: CommunityRow, actor: Actor
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const expires = new Date(now + CODE_TTL_MS);
     await repo.replaceCode(trx, { community_id: c.id, user_id: actor.userId, code_hash: hashCode(c, actor.userId, code), expires_at: expires });
-    const locale: Locale = toLocale(await repo.userLocale(trx, actor.userId));
+    const locale: Locale = toLocale(await userLocale(trx, actor.userId));
     await queueComposedMail(trx, withdrawalCodeMail(actor.email, locale, c.name, code));
     return { data: { method: 'email' as const, sent_to_hint: emailHint(actor.email), expires_at: expires.toISOString() } };
   });

@@ -28,9 +28,9 @@ export async function findReceipt(db: Q, receiptId: string): Promise<ReceiptRow 
     `select d.id, d.receipt_id, d.fundraiser_id, f.title as fundraiser_title, f.slug as fundraiser_slug,
             d.donor_user_id, d.donor_name, d.anonymous, d.amount_cents, d.tip_cents, d.currency, d.locale, d.paid_at,
             ? as note
-       from donations d ?
+       from donations d ${campaignJoinSql('f', 'd.fundraiser_id')}
       where d.receipt_id = ? and d.paid_at is not null`,
-    [liveDonationNoteSql(db, 'd.id'), campaignJoinSql(db, 'f', 'd.fundraiser_id'), receiptId],
+    [liveDonationNoteSql(db, 'd.id'), receiptId],
   );
   return rows[0];
 }

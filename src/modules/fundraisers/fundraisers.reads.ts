@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { sqlRef } from '../../db/sql-ref';
 import type { FundraiserRow } from './fundraisers.repo';
 
 type Q = Db | Knex.Transaction;
@@ -52,9 +53,9 @@ export function joinCampaign<T extends Knex.QueryBuilder>(q: T, alias: string, o
   return q.join(`fundraisers as ${alias}`, `${alias}.id`, onColumn) as T;
 }
 
-/** The same join as SQL for a raw query: `join fundraisers as <alias> on <alias>.id = <onRef>`. */
-export function campaignJoinSql(db: Q, alias: string, onRef: string): Knex.Raw {
-  return db.raw('join fundraisers as ?? on ?? = ??', [alias, `${alias}.id`, onRef]);
+/** The same join as SQL text for a raw query: `join fundraisers <alias> on <alias>.id = <onRef>`. */
+export function campaignJoinSql(alias: string, onRef: string): string {
+  return `join fundraisers ${sqlRef(alias)} on ${alias}.id = ${sqlRef(onRef)}`;
 }
 
 /** Keeps rows whose joined campaign (`alias`) is listed publicly: public, active or ended, not deleted. */

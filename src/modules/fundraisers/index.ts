@@ -5,7 +5,7 @@
  * discovery) that import this file, so exporting it here would close an import cycle.
  */
 export type { FundraiserRow, OutcomeReport, OwnerProfile } from './fundraisers.repo';
-export { coverOf, findById, findByIdForUpdate, pendingQueue, recordShareVisit, setCoverTint, userProfile, type AttributedGifts } from './fundraisers.repo';
+export { coverOf, findById, findByIdForUpdate, pendingQueue, recordShareVisit, setCoverTint, type AttributedGifts } from './fundraisers.repo';
 export { recordReviewDecision, removeMediaUrls, setOutcomeReport } from './fundraisers.commands';
 export {
   campaignCount,

@@ -62,11 +62,6 @@ export async function insertAmbassadorInvite(db: Q, tokenHash: string, email: st
   await db('ambassador_invites').insert({ token_hash: tokenHash, email });
 }
 
-export async function hasLocalPassword(db: Q, userId: string): Promise<boolean> {
-  const row = await db('idp_credentials').where({ user_id: userId }).whereNotNull('password_hash').first('user_id');
-  return Boolean(row);
-}
-
 export async function addRole(db: Q, userId: string, role: string): Promise<void> {
   await db('users').where({ id: userId }).update({ roles: db.raw('array_append(roles, ?)', [role]), updated_at: db.fn.now() });
 }

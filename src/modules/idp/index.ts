@@ -11,4 +11,23 @@ export * as accountAdmin from './idp.admin';
 export { findProfile, slugHolder, updateProfile, type ProfilePatch, type ProfileRow } from './idp.profiles';
 export { changePassword, forgotPassword, resetPassword } from './idp.passwords';
 export { pruneExpiredRefreshOwners } from './idp.repo';
+export {
+  joinPublicUser,
+  publicUserJoinSql,
+  publicUsers,
+  userContact,
+  userLocale,
+  userName,
+  userProfile,
+  type PublicUser,
+  type UserContact,
+  type UserProfile,
+} from './users.reads';
+export {
+  accountByEmailForUpdate,
+  createSocialAccount,
+  lockAccountRow,
+  setPrivateContact,
+  type AccountRow,
+} from './accounts.repo';
 export { assertNotThrottled, recordSignInFailure, resetSignInFailures, SignInThrottled } from './sign-in-throttle';

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 
-import type { OwnerType } from './accounts.repo';
 
 type Q = Db | Knex.Transaction;
 

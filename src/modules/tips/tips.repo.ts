@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { joinPublicUser } from '../idp';
 import { ledgerSql } from '../ledger';
 
 type Q = Db | Knex.Transaction;
@@ -72,7 +73,7 @@ export async function updateTip(db: Q, id: string, patch: Partial<TipRow>): Prom
 /** The public receipt: the tip and, for a signed-in tipper, their profile name. */
 export async function receiptRow(db: Q, id: string): Promise<(TipRow & { tipper_name: string | null }) | undefined> {
   if (!isUuid(id)) return undefined;
-  const r = await db('tips as t').leftJoin('users as u', 'u.id', 't.user_id').where('t.id', id).first('t.*', 'u.name as tipper_name');
+  const r = await joinPublicUser(db('tips as t'), 'u', 't.user_id', { left: true }).where('t.id', id).first('t.*', 'u.name as tipper_name');
   return r ? { ...r, amount_cents: Number(r.amount_cents) } : undefined;
 }
 
@@ -154,9 +155,4 @@ export async function tipRevenueTotals(db: Q): Promise<{ paid: number; ledger: n
     [ledgerSql.platformTipRevenueSql(db)],
   );
   return { paid: Number(rows[0].paid), ledger: Number(rows[0].ledger) };
-}
-
-export async function userLocale(db: Q, userId: string): Promise<string | null> {
-  const row = await db('users').where({ id: userId }).first('locale');
-  return row?.locale ?? null;
 }
