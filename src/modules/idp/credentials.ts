@@ -17,7 +17,7 @@ import { linkSubjectByEmail } from './idp.repo';
  * carries and asks here. Nothing in this file depends on src/context.ts.
  */
 
-// Not define-routes' `uuid`: the route pipeline builds on the context, which builds this resolver.
+// Not define-routes' `uuid`: the route pipeline names the context type, which this file stays clear of.
 const uuid = z.guid();
 
 /**
