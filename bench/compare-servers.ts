@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
-import { createContext } from '../src/context';
+import { createContext } from '../src/create-context';
 import { connectDatabase } from '../src/db/connect';
 import { createDb } from '../src/db/knex';
 import { createLogger } from '../src/infra/logger';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { PoolClient } from 'pg';
 import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
-import { createContext } from '../src/context';
+import { createContext } from '../src/create-context';
 import { connectDatabase } from '../src/db/connect';
 import { createLogger } from '../src/infra/logger';
 import { resolveLocation } from '../src/integrations/geo';

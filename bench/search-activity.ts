@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
-import { createContext } from '../src/context';
+import { createContext } from '../src/create-context';
 import { createDb, migrateLatest, type Db } from '../src/db/knex';
 import { createLogger } from '../src/infra/logger';
 import { registerJobs } from '../src/jobs';

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfigOrExit, type Config } from './config';
-import { createContext, type AppContext } from './context';
+import type { AppContext } from './context';
+import { createContext } from './create-context';
 import { connectDatabase, type DbHandle } from './db/connect';
 import { registerJobs } from './jobs';
 import { createLogger } from './infra/logger';

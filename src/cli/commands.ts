@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KNOWN_FLAGS, setFlag } from '../http/flags';
+import { campaignCount } from '../modules/fundraisers';
+import { ledgerGroupCount } from '../modules/ledger';
 import { refreshLeaderboard } from '../modules/leaderboard';
 import { CliError, oneOf, quiet, UsageError, withHeartbeat, type Command } from './command';
 import { identityCommands } from './identity-commands';
@@ -40,8 +42,8 @@ export const commands: Record<string, Command> = {
       const { checkLedger } = require('../modules/integrity') as typeof import('../modules/integrity');
       const problems = await withHeartbeat(progress, 'check-ledger', () => checkLedger(db));
       if (problems.length > 0) throw new CliError(`ledger has ${problems.length} difference(s):\n${problems.join('\n')}`);
-      const { rows } = await db.raw('select (select count(distinct group_id) from ledger_entries) as groups, (select count(*) from fundraisers) as campaigns');
-      return `ledger clean: ${Number(rows[0].groups)} groups, ${Number(rows[0].campaigns)} campaigns checked`;
+      const [groups, campaigns] = await Promise.all([ledgerGroupCount(db), campaignCount(db)]);
+      return `ledger clean: ${groups} groups, ${campaigns} campaigns checked`;
     },
   },
   'seed-demo': {
@@ -53,8 +55,8 @@ export const commands: Record<string, Command> = {
         progress(`seed-demo: ${i + 1}/${files.length} ${file}`);
         await db.seed.run({ directory: SEEDS, loadExtensions: ['.ts', '.js'], specific: file });
       }
-      const live = await db('fundraisers').where('slug', 'like', 'demo-%').count<{ n: number }[]>({ n: '*' });
-      return `demo data loaded (${files.length} seed file(s)); ${Number(live[0]?.n ?? 0)} demo campaigns`;
+      const live = await campaignCount(db, { slugPrefix: 'demo-' });
+      return `demo data loaded (${files.length} seed file(s)); ${live} demo campaigns`;
     },
   },
   'rebuild-leaderboard': {

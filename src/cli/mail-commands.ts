@@ -1,25 +1,8 @@
-import type { Db } from '../db/knex';
+import { latestMailsTo } from '../integrations/mail';
 import { CliError, type Command } from './command';
 
 const DEFAULT_COUNT = 5;
 const MAX_COUNT = 50;
-
-interface MailRow {
-  subject: string;
-  text: string;
-  status: string;
-  created_at: Date;
-  sent_at: Date | null;
-}
-
-/** Newest first, by address case-insensitively (the outbox's lower("to") index). */
-async function latestMailsTo(db: Db, email: string, count: number): Promise<MailRow[]> {
-  return db('mail_outbox')
-    .whereRaw('lower("to") = lower(?)', [email])
-    .orderBy('created_at', 'desc')
-    .limit(count)
-    .select('subject', 'text', 'status', 'created_at', 'sent_at');
-}
 
 /**
  * Mail lookups for operators: without SMTP_URL nothing leaves the machine, and production logs

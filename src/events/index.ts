@@ -46,6 +46,19 @@ export async function emit<T extends EventType>(trx: Knex.Transaction, type: T, 
   return row.id as string;
 }
 
+/**
+ * Deletes events older than `days` that no job refers to any more (dispatch and every subscriber
+ * ran); answers how many. For the periodic prune task.
+ */
+export async function pruneDeliveredEvents(db: Knex, days: number): Promise<number> {
+  const r = await db.raw(
+    `delete from events e where e.created_at < now() - make_interval(days => ?)
+      and not exists (select 1 from graphile_worker._private_jobs j where j.payload->>'event_id' = e.id::text)`,
+    [days],
+  );
+  return r.rowCount ?? 0;
+}
+
 /** Registers the dispatcher and every subscriber's queue on the context's worker. */
 export function registerSubscribers(ctx: AppContext, subscribers: Subscriber[]): void {
   const names = new Set<string>();

@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import type { RouteDef, RouteModule } from './define-routes';
+import type { LimiterUse, RouteDef, RouteModule } from './define-routes';
 import { idempotencyApplies } from './idempotency';
 import type { OperationExample } from './openapi-examples';
 
@@ -64,7 +64,8 @@ export function underGlobalLimiter(mod: RouteModule, r: RouteDef): boolean {
 
 /** The limiters the operation's 429 can come from, as the description names them. */
 export function limiterNamesOf(mod: RouteModule, r: RouteDef): string[] {
-  const named = (r.limiters ?? []).map((l) => (typeof l === 'string' ? l : l.name));
+  const useName = (u: LimiterUse) => (typeof u === 'string' ? u : u.name);
+  const named = (r.limiters ?? []).map((l) => (typeof l === 'string' || 'spec' in l ? useName(l) : useName(l.name)));
   return underGlobalLimiter(mod, r) ? ['global', ...named] : named;
 }
 

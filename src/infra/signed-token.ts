@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Knex } from 'knex';
+import { keptSecret } from './app-secrets';
 
 /**
  * Opaque tokens the service mints and later trusts (feed cursors, unsubscribe links): a JSON
@@ -9,9 +10,7 @@ import type { Knex } from 'knex';
 const secrets = new WeakMap<object, Map<string, Promise<Buffer>>>();
 
 async function loadSecret(db: Knex, name: string): Promise<Buffer> {
-  await db('app_secrets').insert({ name, value: randomBytes(32).toString('base64url') }).onConflict('name').ignore();
-  const row = await db('app_secrets').where({ name }).first('value');
-  return Buffer.from(String(row.value), 'base64url');
+  return Buffer.from(await keptSecret(db, name, () => randomBytes(32).toString('base64url')), 'base64url');
 }
 
 /** The named secret, read once per database handle (a failed read is retried next time). */

@@ -8,7 +8,7 @@ export { ledgerChecks };
  * Every difference any integrity check over the money figures finds (`npm run admin --
  * check-ledger`), each line prefixed with its check's name (empty = clean). The checks are each
  * money module's `checks` (its module file), collected by src/modules/index.ts: the ledger's own
- * first (groups balance, campaign counters), then each money module's.
+ * own (groups balance) and the campaigns' counters first, then each money module's.
  */
 export async function checkLedger(db: Db): Promise<string[]> {
   const out: string[] = [];

@@ -3,7 +3,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { z } from 'zod';
 import { buildApp } from '../../src/app';
-import { createContext } from '../../src/context';
+import { createContext } from '../../src/create-context';
 import { createDb } from '../../src/db/knex';
 import { defineRoutes, idParams, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';

@@ -4,7 +4,7 @@ import pino from 'pino';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { errorHandler } from '../../src/http/errors';
-import { createContext } from '../../src/context';
+import { createContext } from '../../src/create-context';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';
 import { closeDb, createTestApp, testConfig, testDb } from '../helpers/app';

@@ -3,6 +3,7 @@ import { closeDb, createTestApp } from '../helpers/app';
 import { enqueue } from '../../src/infra/jobs';
 import { pendingJobs } from '../../src/jobs/admin';
 import { pruneOnce, RETENTION } from '../../src/jobs/crontab';
+import { createUser } from '../helpers/auth';
 
 afterAll(closeDb);
 
@@ -40,4 +41,28 @@ it('when the prune task runs, then delivered old events, old inbox records, long
   const failedLeft = await db.raw(`select count(*)::int n from graphile_worker.jobs where task_identifier = ?`, [failedTask]);
   expect(failedLeft.rows[0].n).toBe(0);
   expect(await db('job_inbox').whereIn('consumer', ['old', 'new']).pluck('consumer')).toEqual(['new']);
+});
+
+it('when the prune task runs, then each owner drops its old finished webhook deliveries and its rows expired past the grace day, and keeps the rest', async () => {
+  const t = createTestApp();
+  const db = t.ctx.db;
+  const user = await createUser(db);
+  const [endpoint] = await db('webhook_endpoints').insert({ user_id: user.id, url: 'https://hooks.example.test/in', events: ['donation.paid'], secret: 'whsec_x' }).returning('id');
+  const delivery = (status: string, createdAt: Date) => ({ endpoint_id: endpoint.id, event_id: randomUUID(), event_type: 'donation.paid', payload: '{}', status, created_at: createdAt });
+  const old = daysAgo(RETENTION.webhookDeliveriesDays + 1);
+  const deliveries = await db('webhook_deliveries')
+    .insert([delivery('succeeded', old), delivery('pending', old), delivery('succeeded', daysAgo(1))])
+    .returning('id');
+  const token = (expiresAt: Date) => ({ user_id: user.id, kind: 'email', email: user.email, token_hash: randomUUID(), expires_at: expiresAt });
+  const tokens = await db('verification_tokens')
+    .insert([token(daysAgo(RETENTION.expiredDays + 1)), token(daysAgo(RETENTION.expiredDays - 0.5))])
+    .returning('id');
+
+  const pruned = await pruneOnce(t.ctx);
+
+  expect(pruned.webhook_deliveries).toBeGreaterThanOrEqual(1);
+  expect(pruned.verification_tokens).toBeGreaterThanOrEqual(1);
+  for (const step of ['idp_codes', 'idp_sessions', 'refresh_token_owners', 'used_attestations', 'community_withdrawal_codes']) expect(pruned[step]).toEqual(expect.any(Number));
+  expect((await db('webhook_deliveries').whereIn('id', deliveries.map((d) => d.id)).pluck('id')).sort()).toEqual([deliveries[1].id, deliveries[2].id].sort());
+  expect(await db('verification_tokens').whereIn('id', tokens.map((r) => r.id)).pluck('id')).toEqual([tokens[1].id]);
 });

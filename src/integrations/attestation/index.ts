@@ -3,7 +3,7 @@ import { parseAttestationKeys, type AttestationKey } from './keys';
 import type { Attestation } from './replay.repo';
 
 export { parseAttestationKeys } from './keys';
-export { spendAttestation, type Attestation } from './replay.repo';
+export { pruneExpiredAttestations, spendAttestation, type Attestation } from './replay.repo';
 
 /** At most this long between an attestation's iat and exp: it is made for one request. */
 const MAX_LIFETIME_S = 300;

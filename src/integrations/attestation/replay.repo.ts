@@ -18,3 +18,8 @@ export async function spendAttestation(db: Db, a: Attestation): Promise<boolean>
     .returning('jti');
   return rows.length > 0;
 }
+
+/** Deletes spent attestations expired over `graceDays` ago (a replay of one is refused by its expiry by then); answers how many. */
+export async function pruneExpiredAttestations(db: Db, graceDays: number): Promise<number> {
+  return db('used_attestations').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}

@@ -7,6 +7,7 @@ import type { IdentityProvider } from './port';
 export * from './port';
 export { LocalIdentityProvider, LOCAL_CLIENT_ID } from './local/local-provider';
 export { CognitoIdentityProvider } from './cognito-provider';
+export { hasPassword as hasLocalPassword, pruneExpiredCodes as pruneExpiredIdpCodes, pruneExpiredSessions as pruneExpiredIdpSessions } from './local/local-idp.repo';
 
 /** IDP=local (default) or IDP=cognito with the pool settings. */
 export function createIdentityProvider(config: Config, db: Knex): IdentityProvider {

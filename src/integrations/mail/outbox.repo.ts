@@ -41,3 +41,20 @@ export async function markAttemptFailed(db: Knex, id: string, attempts: number, 
     .where({ id })
     .update({ status: final ? 'failed' : 'queued', attempts, last_error: error.slice(0, 2000) });
 }
+
+export interface SentMailRow {
+  subject: string;
+  text: string;
+  status: string;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+/** Newest first, by address case-insensitively (the outbox's lower("to") index). */
+export async function latestMailsTo(db: Knex, email: string, count: number): Promise<SentMailRow[]> {
+  return db('mail_outbox')
+    .whereRaw('lower("to") = lower(?)', [email])
+    .orderBy('created_at', 'desc')
+    .limit(count)
+    .select('subject', 'text', 'status', 'created_at', 'sent_at');
+}

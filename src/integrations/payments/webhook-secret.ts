@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/knex';
+import { keptSecret } from '../../infra/app-secrets';
 
 const NAME = 'sandbox_webhook_secret';
 
@@ -8,8 +9,5 @@ const NAME = 'sandbox_webhook_secret';
  * replica and restart signs and verifies with the same one.
  */
 export async function sandboxWebhookSecret(db: Db): Promise<string> {
-  const fresh = `whsec_${randomBytes(24).toString('base64url')}`;
-  await db('app_secrets').insert({ name: NAME, value: fresh }).onConflict('name').ignore();
-  const row = await db('app_secrets').where({ name: NAME }).first('value');
-  return row.value as string;
+  return keptSecret(db, NAME, () => `whsec_${randomBytes(24).toString('base64url')}`);
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/knex';
 import { normalizeText, findTerms } from './normalize';
-import { findSimilarCampaigns } from './review.repo';
+import { findSimilarCampaigns } from './similar-campaigns.reads';
 import type { AiDecision, ContentReviewer, ReviewInput, ReviewResult, UserMessage } from './types';
 import { worstDecision } from './types';
 import { BLOCK_TERMS, FLAG_TERMS } from './word-lists';

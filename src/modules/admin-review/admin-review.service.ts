@@ -2,7 +2,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
-import { buildDetail, findByIdForUpdate, forgetTrustStatus, pendingQueue, updateFundraiserRow } from '../fundraisers';
+import { buildDetail, findByIdForUpdate, forgetTrustStatus, pendingQueue, recordReviewDecision } from '../fundraisers';
 import { invalidateListTotals } from '../../infra/list-totals-version';
 
 /** Pending campaigns, oldest submission first, with the owner-level detail (incl. trustStatus). */
@@ -31,13 +31,7 @@ async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 
         to,
       });
     }
-    const next = await updateFundraiserRow(trx, id, {
-      status: to,
-      reviewed_at: trx.fn.now(),
-      reviewed_by: actor.userId,
-      review_rejection_reasons: to === 'rejected' ? reasons : null,
-      ...(to === 'active' ? { approved_at: trx.fn.now() } : {}),
-    });
+    const next = await recordReviewDecision(trx, id, { decision: to, reviewerId: actor.userId, reasons });
     if (to === 'active') await emit(trx, 'fundraiser.published', { fundraiser_id: next.id, owner_user_id: next.owner_user_id, org_id: next.org_id ?? null });
     return next;
   });

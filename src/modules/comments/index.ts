@@ -2,3 +2,4 @@
 export { findOne as findComment, type CommentRow } from './comments.repo';
 export { toComment } from './comments.service';
 export { commentEnvelope } from './comments.schemas';
+export { liveDonationNoteSql, upsertDonationNote } from './comments.donation-notes';

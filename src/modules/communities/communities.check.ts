@@ -1,19 +1,14 @@
 import type { Db } from '../../db/knex';
+import { ledgerSql } from '../ledger';
 
 /**
- * Every community fund against its rows: what the ledger says came in (payments), went to the
- * processor (fees) and went out (withdrawals) equals the community_payments and
- * community_withdrawals rows, and no fund is below zero.
+ * Every community fund against its rows: what the ledger's published fund totals say came in
+ * (payments), went to the processor (fees) and went out (withdrawals) equals the
+ * community_payments and community_withdrawals rows, and no fund is below zero.
  */
 export async function communityLedgerCheck(db: Db): Promise<string[]> {
   const { rows } = await db.raw(
-    `with l as (
-       select substr(account, length('liability:community:') + 1) as id,
-              -coalesce(sum(amount_cents) filter (where kind = 'community_payment'), 0) as paid,
-              coalesce(sum(amount_cents) filter (where kind = 'processor_fee'), 0) as fees,
-              coalesce(sum(amount_cents) filter (where kind = 'community_withdrawal'), 0) as withdrawn,
-              -sum(amount_cents) as fund
-         from ledger_entries where account like 'liability:community:%' group by 1),
+    `with l as ?,
      p as (select community_id::text as id, sum(amount_cents) as paid, sum(fee_cents) as fees from community_payments group by 1),
      w as (select community_id::text as id, sum(amount_cents) as withdrawn from community_withdrawals group by 1)
      select a.id,
@@ -23,6 +18,7 @@ export async function communityLedgerCheck(db: Db): Promise<string[]> {
             coalesce(l.fund, 0)::bigint as fund
        from (select id::text from communities union select id from l) a
        left join l on l.id = a.id left join p on p.id = a.id left join w on w.id = a.id`,
+    [ledgerSql.communityFundTotalsSql(db)],
   );
   const out: string[] = [];
   for (const r of rows) {

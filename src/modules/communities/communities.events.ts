@@ -1,4 +1,5 @@
 import { on, type Subscriber } from '../../events';
+import { userName } from '../idp';
 import { notify, recipientLocale } from '../notifications';
 import { joinDecidedCopy, joinRequestedCopy } from './communities.copy';
 import * as repo from './communities.repo';
@@ -11,7 +12,7 @@ export const communitySubscribers: Subscriber[] = [
   on('community.join_requested', 'communities.join_requested', async (ctx, p, trx) => {
     const c = await repo.findCommunity(trx, p.community_id);
     if (!c) return;
-    const requester = await repo.userName(trx, p.requester_user_id);
+    const requester = await userName(trx, p.requester_user_id);
     const url = `${ctx.config.SITE_URL}/communities/${encodeURIComponent(c.slug)}/join-requests`;
     const leaders = new Set([c.owner_user_id, ...(await repo.leaderIds(trx, c.id))]);
     leaders.delete(p.requester_user_id);

@@ -4,7 +4,8 @@ import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
 import { queueComposedMail, toLocale, type Locale } from '../../integrations/mail';
-import { balance } from '../ledger';
+import { userLocale } from '../idp';
+import { accounts, balance } from '../ledger';
 import { callByKey, claimUserTransfer, completeProcessorCall, onUserTransferConfirmed, pendingOutOf, queueProcessorCall } from '../payouts';
 import * as repo from './communities.repo';
 import type { CommunityRow } from './communities.repo';
@@ -17,7 +18,7 @@ export const CODES_PER_HOUR = 5;
 const HOUR_MS = 60 * 60_000;
 
 /** The ledger account of a community's fund: what the platform owes the community (a liability). */
-export const fundAccount = (communityId: string) => `liability:community:${communityId}`;
+export const fundAccount = (communityId: string) => accounts.communityFund(communityId);
 
 /** The fund's balance in cents (liabilities carry negative balances in the ledger). */
 export async function fundBalance(db: Parameters<typeof balance>[0], communityId: string): Promise<number> {
@@ -45,7 +46,7 @@ export async function requestCode(ctx: AppContext, c: CommunityRow, actor: Actor
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const expires = new Date(now + CODE_TTL_MS);
     await repo.replaceCode(trx, { community_id: c.id, user_id: actor.userId, code_hash: hashCode(c, actor.userId, code), expires_at: expires });
-    const locale: Locale = toLocale(await repo.userLocale(trx, actor.userId));
+    const locale: Locale = toLocale(await userLocale(trx, actor.userId));
     await queueComposedMail(trx, withdrawalCodeMail(actor.email, locale, c.name, code));
     return { data: { method: 'email' as const, sent_to_hint: emailHint(actor.email), expires_at: expires.toISOString() } };
   });

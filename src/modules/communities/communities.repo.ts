@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { joinPublicUser } from '../idp';
 
 type Q = Db | Knex.Transaction;
 
@@ -141,7 +142,7 @@ export async function updateJoin(db: Q, id: string, patch: Partial<JoinRow>): Pr
 }
 
 export async function listJoins(db: Q, communityId: string, statuses: JoinStatus[], limit: number, offset: number) {
-  const base = db('community_joins as j').join('users as u', 'u.id', 'j.user_id').where('j.community_id', communityId).whereIn('j.status', statuses);
+  const base = joinPublicUser(db('community_joins as j'), 'u', 'j.user_id').where('j.community_id', communityId).whereIn('j.status', statuses);
   const rows = await base
     .clone()
     .orderBy([{ column: 'j.created_at', order: 'asc' }, { column: 'j.id', order: 'asc' }])
@@ -153,7 +154,7 @@ export async function listJoins(db: Q, communityId: string, statuses: JoinStatus
 }
 
 export async function joinWithUser(db: Q, id: string) {
-  return db('community_joins as j').join('users as u', 'u.id', 'j.user_id').where('j.id', id).first('j.*', 'u.name as user_name', 'u.avatar as user_avatar');
+  return joinPublicUser(db('community_joins as j'), 'u', 'j.user_id').where('j.id', id).first('j.*', 'u.name as user_name', 'u.avatar as user_avatar');
 }
 
 // ---- payments into the fund ----
@@ -223,12 +224,7 @@ export async function withdrawalByCode(db: Q, codeId: string) {
   return db('community_withdrawals').where({ code_id: codeId }).first('id', 'community_id', 'amount_cents', 'currency', 'created_at');
 }
 
-export async function userLocale(db: Q, userId: string): Promise<string | null> {
-  const row = await db('users').where({ id: userId }).first('locale');
-  return row?.locale ?? null;
-}
-
-export async function userName(db: Q, userId: string): Promise<string | null> {
-  const row = await db('users').where({ id: userId }).first('name');
-  return row?.name ?? null;
+/** Deletes withdrawal codes expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredWithdrawalCodes(db: Q, graceDays: number): Promise<number> {
+  return db('community_withdrawal_codes').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
 }

@@ -1,5 +1,6 @@
 /**
  * Paid communities: joins with or without a leader's approval, the community fund and its
- * withdrawals. Nothing outside it needs more than its module file, which src/modules/index.ts collects.
+ * withdrawals. Other modules need only the prune of expired withdrawal codes (the crontab's); the
+ * rest is in its module file, which src/modules/index.ts collects.
  */
-export {};
+export { pruneExpiredWithdrawalCodes } from './communities.repo';

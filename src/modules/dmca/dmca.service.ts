@@ -4,7 +4,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { recordAudit } from '../audit';
 import { plainText } from '../../infra/plain-text';
-import { findByIdForUpdate, updateFundraiserRow } from '../fundraisers';
+import { findByIdForUpdate, removeMediaUrls } from '../fundraisers';
 import { campaignUploads, forgetUploads } from '../media';
 import * as repo from './dmca.repo';
 import type { noticeBody, takedownBody } from './dmca.schemas';
@@ -71,11 +71,7 @@ export async function takeDown(ctx: AppContext, actor: Actor, noticeId: string, 
     if (missingUrls.length) throw invalid('body.urls', `not media of this campaign: ${missingUrls.join(', ')}`);
 
     const gone = new Set([...urls, ...uploads.map((u) => u.url)]);
-    const patch: Record<string, unknown> = {};
-    if (f.cover_image && gone.has(f.cover_image)) Object.assign(patch, { cover_image: null, cover_image_focal_x: null, cover_image_focal_y: null });
-    if (f.video_url && gone.has(f.video_url)) patch.video_url = null;
-    if (f.images?.some((u) => gone.has(u))) patch.images = f.images.filter((u) => !gone.has(u));
-    if (Object.keys(patch).length) await updateFundraiserRow(trx, f.id, patch);
+    await removeMediaUrls(trx, f, gone);
     await forgetUploads(trx, uploads.map((u) => u.id));
     const rows = await repo.insertTakedowns(
       trx,

@@ -1,4 +1,7 @@
 import type { Db } from '../../db/knex';
+import { campaignCountersSql } from '../fundraisers';
+import { ledgerSql } from '../ledger';
+import { paymentSuccessesSql } from '../webhooks';
 
 /**
  * Integrity checks of the donations module (run by `npm run admin -- check-ledger` through the
@@ -12,8 +15,8 @@ const TAKEN_TIP = 'least(d.tip_cents, greatest(0, d.refunded_cents + d.disputed_
 
 /** donation_count, donor_count, raised and tips of every campaign against the donations table. */
 export async function campaignCountersVsDonations(db: Db): Promise<string[]> {
-  const { rows } = await db.raw(`
-    with g as (
+  const { rows } = await db.raw(
+    `with g as (
       select d.fundraiser_id,
              count(*) filter (where d.status = 'paid') as donations,
              count(distinct coalesce(d.donor_user_id::text, lower(d.donor_email), d.id::text)) filter (where d.status = 'paid') as donors,
@@ -23,9 +26,11 @@ export async function campaignCountersVsDonations(db: Db): Promise<string[]> {
     select f.id, f.donation_count, f.donor_count, f.raised_cents, f.tips_cents,
            coalesce(g.donations, 0) as donations, coalesce(g.donors, 0) as donors,
            coalesce(g.raised, 0) as raised, coalesce(g.tips, 0) as tips
-      from fundraisers f left join g on g.fundraiser_id = f.id
+      from ? f left join g on g.fundraiser_id = f.id
      where f.donation_count <> coalesce(g.donations, 0) or f.donor_count <> coalesce(g.donors, 0)
-        or f.raised_cents <> coalesce(g.raised, 0) or f.tips_cents <> coalesce(g.tips, 0)`);
+        or f.raised_cents <> coalesce(g.raised, 0) or f.tips_cents <> coalesce(g.tips, 0)`,
+    [campaignCountersSql(db)],
+  );
   const out: string[] = [];
   for (const r of rows) {
     const pairs: Array<[string, unknown, unknown]> = [
@@ -56,21 +61,17 @@ export async function donorRowsVsDonations(db: Db): Promise<string[]> {
 
 /** Each gift's entries against its row: the campaign's part, the tip, and nothing for unsettled gifts. */
 export async function donationsVsLedger(db: Db): Promise<string[]> {
-  const { rows } = await db.raw(`
-    with l as (
-      select donation_id,
-             -coalesce(sum(amount_cents) filter (where account like 'liability:campaign:%'
-                         and kind in ('donation', 'refund', 'dispute', 'dispute_reversal')), 0) as raised,
-             -coalesce(sum(amount_cents) filter (where account = 'revenue:tips'), 0) as tips,
-             count(*) as entries
-        from ledger_entries where donation_id is not null group by donation_id)
-    select d.id, d.paid_at is not null as settled,
+  const { rows } = await db.raw(
+    `with l as ?
+     select d.id, d.paid_at is not null as settled,
            d.amount_cents - ${TAKEN_CAMPAIGN} as want_raised, d.tip_cents - ${TAKEN_TIP} as want_tips,
            coalesce(l.raised, 0) as raised, coalesce(l.tips, 0) as tips, coalesce(l.entries, 0) as entries
       from donations d left join l on l.donation_id = d.id
      where (d.paid_at is null and coalesce(l.entries, 0) > 0)
         or (d.paid_at is not null and (coalesce(l.raised, 0) <> d.amount_cents - ${TAKEN_CAMPAIGN}
-                                       or coalesce(l.tips, 0) <> d.tip_cents - ${TAKEN_TIP}))`);
+                                       or coalesce(l.tips, 0) <> d.tip_cents - ${TAKEN_TIP}))`,
+    [ledgerSql.giftTotalsSql(db)],
+  );
   return rows.map((r: any) =>
     r.settled
       ? `donation ${r.id}: ledger says raised ${r.raised} and tips ${r.tips}, the row says ${r.want_raised} and ${r.want_tips}`
@@ -101,14 +102,15 @@ export async function paidBucketsVsDonations(db: Db): Promise<string[]> {
  * is not paid (or no gift at all) is money the processor holds that no campaign shows.
  */
 export async function processorSuccessesVsDonations(db: Db): Promise<string[]> {
-  const { rows } = await db.raw(`
-    select e.event_id, e.ref_id, d.status
-      from processed_webhook_events e
+  const { rows } = await db.raw(
+    `select e.event_id, e.ref_id, d.status
+      from ? e
       left join donations d on d.id::text = e.ref_id
-     where e.kind = 'PaymentSucceeded' and e.ref_kind = 'donation' and e.ref_id is not null
-       and (d.id is null or d.paid_at is null)
+     where d.id is null or d.paid_at is null
      order by e.processed_at
-     limit 100`);
+     limit 100`,
+    [paymentSuccessesSql(db, 'donation')],
+  );
   return rows.map((r: { event_id: string; ref_id: string; status: string | null }) =>
     r.status
       ? `donation ${r.ref_id}: the processor reported its payment succeeded (${r.event_id}) but the gift is ${r.status}`

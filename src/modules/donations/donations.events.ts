@@ -1,5 +1,6 @@
 import { on, type Subscriber } from '../../events';
 import { queueComposedMail } from '../../integrations/mail';
+import { joinCampaign } from '../fundraisers';
 import { receiptMail } from './donations.mail';
 
 /**
@@ -9,8 +10,7 @@ import { receiptMail } from './donations.mail';
 export const donationSubscribers: Subscriber[] = [
   on('donation.paid', 'donations.receipt-mail', async (ctx, p, trx) => {
     if (!p.donor_email) return;
-    const row = await trx('donations as d')
-      .join('fundraisers as f', 'f.id', 'd.fundraiser_id')
+    const row = await joinCampaign(trx('donations as d'), 'f', 'd.fundraiser_id')
       .where('d.id', p.donation_id)
       .first('d.locale', 'f.title');
     if (!row) return;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import { campaignSummary } from '../fundraisers';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 import { settle } from './donations.settle';
@@ -24,7 +25,7 @@ export interface SettledGift {
  * `donation.paid` event are exactly what a real payment writes.
  */
 export async function recordSettledGift(ctx: Pick<AppContext, 'config' | 'log'>, trx: Knex.Transaction, g: SettledGift): Promise<DonationRow> {
-  const f = await trx('fundraisers').where({ id: g.fundraiser_id }).first('currency');
+  const f = await campaignSummary(trx, g.fundraiser_id);
   if (!f) throw new Error(`fundraiser ${g.fundraiser_id} not found`);
   const row = await repo.insertDonation(trx, {
     fundraiser_id: g.fundraiser_id,

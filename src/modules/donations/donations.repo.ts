@@ -141,15 +141,6 @@ export async function setDisputeStatus(trx: Knex.Transaction, id: string, status
   await trx('donations').where({ id }).update({ dispute_status: status, updated_at: trx.fn.now() });
 }
 
-/**
- * Locks the campaign row before anything else of a settlement: the fundraiser_donors upsert takes
- * a KEY SHARE lock on it (foreign key), and two settlements each holding that and then asking for
- * the counters' FOR UPDATE would deadlock. Taking the strong lock first orders them.
- */
-export async function lockCampaign(trx: Knex.Transaction, fundraiserId: string): Promise<void> {
-  await trx.raw('select 1 from fundraisers where id = ? for update', [fundraiserId]);
-}
-
 /** Who counts as one donor of a campaign: the account, else the address, else the gift itself. */
 export function donorKey(d: Pick<DonationRow, 'id' | 'donor_user_id' | 'donor_email'>): string {
   return d.donor_user_id ?? (d.donor_email ? d.donor_email.toLowerCase() : d.id);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { CheckoutCompleted, CheckoutFailed, DisputeClosed, DisputeOpened, PaymentEvent, PaymentFailed, PaymentSucceeded, Refunded } from '../../integrations/payments';
+import { lockForCounters } from '../fundraisers';
 import type { WebhookHandler, WebhookHandlerMap } from '../webhooks';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
@@ -82,7 +83,7 @@ function onDonation<E extends GiftEvent>(run: (ctx: AppContext, trx: Knex.Transa
     const linked = prefetchedGift(prefetched);
     const found = (await locate(trx, event, false)) ?? (linked ? await repo.findById(trx, linked) : undefined);
     if (!found) return 'ignored';
-    await repo.lockCampaign(trx, found.fundraiser_id);
+    await lockForCounters(trx, found.fundraiser_id);
     const d = await repo.findById(trx, found.id, true);
     if (!d) return 'ignored';
     return run(ctx, trx, d, event, feeOf(prefetched));

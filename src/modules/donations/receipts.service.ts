@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { ApiError, notFound } from '../../http/errors';
 import { queueComposedMail } from '../../integrations/mail';
-import { findComment } from '../comments';
+import { findComment, upsertDonationNote } from '../comments';
 import { toComment } from '../comments';
 import { plainText } from '../../infra/plain-text';
 import { receiptMail } from './donations.mail';
@@ -71,7 +71,7 @@ export async function postNote(ctx: AppContext, receiptId: string, note: string)
     const message = body === null ? 'too many levels of HTML entity encoding' : 'the note is empty once markup is removed';
     throw new ApiError(400, 'Validation failed', `body.note: ${message}`, { details: [{ path: 'body.note', message }] });
   }
-  const id = await repo.upsertNote(ctx.db, { donationId: r.id, fundraiserId: r.fundraiser_id, userId: r.donor_user_id, body });
+  const id = await upsertDonationNote(ctx.db, { donationId: r.id, fundraiserId: r.fundraiser_id, userId: r.donor_user_id, body });
   const c = await findComment(ctx.db, id, null);
   if (!c) throw notFound('Comment');
   return toComment(c);

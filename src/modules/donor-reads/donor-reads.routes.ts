@@ -1,6 +1,6 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
-import * as repo from './donor-reads.repo';
+import * as repo from './donor-reads.reads';
 import { DONATION_STATUSES, listAnswer, listQuery, statementQuery, summaryAnswer, type DonationStatus } from './donor-reads.schemas';
 import { statementCsv, statementPdf } from './statement';
 

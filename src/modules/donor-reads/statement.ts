@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { stringify } from 'csv-stringify/sync';
-import type { StatementLine } from './donor-reads.repo';
+import type { StatementLine } from './donor-reads.reads';
 
 export const NOT_A_TAX_RECEIPT = 'This is not a tax receipt.';
 

@@ -1,6 +1,7 @@
 import { on, type Subscriber } from '../../events';
 import { toLocale } from '../../integrations/mail';
-import { findById, userProfile } from '../fundraisers';
+import { findById } from '../fundraisers';
+import { userProfile } from '../idp';
 import { notify } from '../notifications';
 import { endorsementReceivedCopy } from './endorsements.copy';
 

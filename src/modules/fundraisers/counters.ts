@@ -51,3 +51,12 @@ export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string
     goal_reached_now: !!r.goal_reached_now,
   };
 }
+
+/**
+ * Locks the campaign row before anything else of a settlement: the fundraiser_donors upsert takes
+ * a KEY SHARE lock on it (foreign key), and two settlements each holding that and then asking for
+ * the counters' FOR UPDATE would deadlock. Taking the strong lock first orders them.
+ */
+export async function lockForCounters(trx: Knex.Transaction, fundraiserId: string): Promise<void> {
+  await trx.raw('select 1 from fundraisers where id = ? for update', [fundraiserId]);
+}

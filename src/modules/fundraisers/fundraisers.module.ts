@@ -1,4 +1,5 @@
 import { defineModule } from '../define-module';
+import { countersVsLedger } from './fundraisers.check';
 import { fundraisersRoutes, type ShareGiftReads } from './fundraisers.routes';
 
 /** The share stats read referrals' counts, and referrals reads fundraisers: src/modules/index.ts passes them in. */
@@ -6,4 +7,6 @@ export default (reads: ShareGiftReads) =>
   defineModule({
     name: 'fundraisers',
     routes: [fundraisersRoutes(reads)],
+    // The campaigns' counters (raised, gifts) against the ledger's campaign accounts.
+    checks: { 'campaign counters': countersVsLedger },
   });

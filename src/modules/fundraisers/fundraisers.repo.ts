@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { queryRows, type Db } from '../../db/knex';
+import { publicUserJoinSql, type UserProfile } from '../idp';
+import { categoryJoinSql, categoryNameSql } from './categories.reads';
 import type { Lang } from './fundraisers.schemas';
 import { slugify, slugSuffix } from './slug';
 import { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
@@ -64,15 +66,8 @@ export interface OutcomeReport {
   updated_at: string;
 }
 
-export interface OwnerProfile {
-  id: string;
-  name: string | null;
-  avatar: string | null;
-  email_verified: boolean;
-  profile_slug: string | null;
-  locale: string;
-  private_contact_verified_at: Date | null;
-}
+/** The campaign holder's account as the publish gate and readiness judge it (identity's profile read). */
+export type OwnerProfile = UserProfile;
 
 export async function findById(db: Q, id: string): Promise<FundraiserRow | undefined> {
   return db('fundraisers').where({ id }).first();
@@ -124,13 +119,13 @@ export async function readDetail(
   const [x] = await queryRows(
     db,
     `select ${ROW_COLUMNS.map((c) => `f.${c}`).join(', ')}, ${totalsColumns('f')},
-        coalesce(c.names->>coalesce(?::text, f.source_language), c.names->>'en', c.slug) as x_category_name,
+        ${categoryNameSql('c', '?::text', 'f.source_language')} as x_category_name,
         u.id as x_owner_id, u.name as x_owner_name, u.avatar as x_owner_avatar,
         u.email_verified as x_owner_email_verified, u.profile_slug as x_owner_profile_slug
         ${withTr ? ', tr.title as x_tr_title, tr.summary as x_tr_summary, tr.story_html as x_tr_story_html, tr.lang as x_tr_lang' : ''}
       from fundraisers f
-      left join categories c on c.id = f.category_id
-      left join users u on u.id = f.owner_user_id
+      ${categoryJoinSql('c', 'f.category_id')}
+      ${publicUserJoinSql('u', 'f.owner_user_id', { left: true })}
       ${withTr ? 'left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language' : ''}
       where ${'id' in by ? 'f.id = ?' : 'f.slug = ?'}`,
     [lang ?? null, ...(withTr ? [lang] : []), 'id' in by ? by.id : by.slug.toLowerCase()],
@@ -156,33 +151,10 @@ export async function readDetail(
   };
 }
 
-export async function userProfile(db: Q, id: string): Promise<OwnerProfile | undefined> {
-  return db('users')
-    .where({ id })
-    .first('id', 'name', 'avatar', 'email_verified', 'profile_slug', 'locale', 'private_contact_verified_at');
-}
-
 /** The caller's live drafts (the unverified-caller draft limit). */
 export async function countDrafts(db: Q, ownerId: string): Promise<number> {
   const r = await db('fundraisers').where({ owner_user_id: ownerId, status: 'draft' }).whereNull('deleted_at').count<{ n: string }[]>({ n: '*' });
   return Number(r[0]?.n ?? 0);
-}
-
-/** Category id for an id (number or digits) or a slug; null when unknown. */
-export async function resolveCategoryId(db: Q, value: string | number): Promise<number | null> {
-  const asId = typeof value === 'number' ? value : /^\d{1,9}$/.test(value) ? Number(value) : null;
-  const row = asId !== null
-    ? await db('categories').where({ id: asId }).first('id')
-    : await db('categories').whereRaw('lower(slug) = ?', [String(value).toLowerCase()]).first('id');
-  return row ? (row.id as number) : null;
-}
-
-export async function categoryName(db: Q, id: number | null, lang: Lang): Promise<string | null> {
-  if (id === null) return null;
-  const row = await db('categories').where({ id }).first('names', 'slug');
-  if (!row) return null;
-  const names = (row.names ?? {}) as Record<string, string>;
-  return names[lang] ?? names.en ?? row.slug ?? null;
 }
 
 export async function translation(

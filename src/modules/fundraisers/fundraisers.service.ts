@@ -9,7 +9,9 @@ import type { ReviewResult } from '../../integrations/review';
 import { saveReview } from '../../integrations/review/review.repo';
 import { enqueue } from '../../infra/jobs';
 import { invalidateListTotals } from '../../infra/list-totals-version';
+import { lockAccountRow, userProfile } from '../idp';
 import { requireOrgPermissionById } from '../organizations';
+import { resolveCategoryId } from './categories.reads';
 import * as repo from './fundraisers.repo';
 import type { FundraiserRow, OwnerProfile } from './fundraisers.repo';
 import { langOr, type CreateBody, type UpdateBody, type WritableFields } from './fundraisers.schemas';
@@ -42,7 +44,7 @@ async function columnsFor(ctx: AppContext, body: WritableFields): Promise<Record
   if (body.category !== undefined) {
     if (body.category === null) c.category_id = null;
     else {
-      const id = await repo.resolveCategoryId(ctx.db, body.category);
+      const id = await resolveCategoryId(ctx.db, body.category);
       if (id === null) throw fieldError('category', 'unknown category');
       c.category_id = id;
     }
@@ -75,7 +77,7 @@ async function columnsFor(ctx: AppContext, body: WritableFields): Promise<Record
 }
 
 async function ownerOf(ctx: AppContext, actor: Actor): Promise<OwnerProfile> {
-  const owner = await repo.userProfile(ctx.db, actor.userId);
+  const owner = await userProfile(ctx.db, actor.userId);
   if (!owner) throw new ApiError(401, 'Not authenticated', 'Sign in to continue');
   return owner;
 }
@@ -122,7 +124,7 @@ export async function createFundraiser(ctx: AppContext, actor: Actor, body: Crea
   const row = await ctx.db.transaction(async (trx) => {
     if (status === 'draft' && !owner.email_verified) {
       // Serialise this owner's creates so concurrent requests cannot exceed the draft limit.
-      await trx('users').where({ id: owner.id }).forUpdate().first('id');
+      await lockAccountRow(trx, owner.id);
       if ((await repo.countDrafts(trx, owner.id)) >= LIMITS.unverifiedDraftMax) {
         throw new ApiError(403, 'Forbidden', `Verify your email address to keep more than ${LIMITS.unverifiedDraftMax} drafts`, {
           code: 'UNVERIFIED_DRAFT_LIMIT',

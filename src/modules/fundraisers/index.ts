@@ -5,11 +5,23 @@
  * discovery) that import this file, so exporting it here would close an import cycle.
  */
 export type { FundraiserRow, OutcomeReport, OwnerProfile } from './fundraisers.repo';
-export { coverOf, findById, findByIdForUpdate, pendingQueue, recordShareVisit, setCoverTint, update as updateFundraiserRow, userProfile, type AttributedGifts } from './fundraisers.repo';
+export { coverOf, findById, findByIdForUpdate, pendingQueue, recordShareVisit, setCoverTint, type AttributedGifts } from './fundraisers.repo';
+export { recordReviewDecision, removeMediaUrls, setOutcomeReport } from './fundraisers.commands';
+export {
+  campaignCount,
+  campaignCountersSql,
+  campaignJoinSql,
+  campaignsHeldBy,
+  campaignSummaries,
+  campaignSummary,
+  joinCampaign,
+  whereCampaignListed,
+  type CampaignSummary,
+} from './fundraisers.reads';
 export { buildDetail, canRead, percentageFunded } from './serialize';
 export { readable } from './reads';
 export { fundraiserDetail, fundraiserEnvelope, isLang, SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
-export { adjustCounters, type CounterDelta, type CounterResult } from './counters';
+export { adjustCounters, lockForCounters, type CounterDelta, type CounterResult } from './counters';
 export { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
 export { sanitizeStory } from './story-html';
 export { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
+import { userProfile } from '../idp';
 import * as repo from './fundraisers.repo';
+import { categoryName } from './categories.reads';
 import type { FundraiserRow } from './fundraisers.repo';
 import { langOr, type Lang } from './fundraisers.schemas';
 import { sanitizeStory } from './story-html';
@@ -122,8 +124,8 @@ async function fetchExtras(ctx: AppContext, row: FundraiserRow, opts: DetailOpti
   const [totals, translation, category_name, profile] = await Promise.all([
     totalsOf(ctx.db, row.id),
     wantsTr ? repo.translation(ctx.db, row.id, opts.lang!) : undefined,
-    opts.slugRead ? repo.categoryName(ctx.db, row.category_id, lang) : null,
-    opts.slugRead ? repo.userProfile(ctx.db, row.owner_user_id) : undefined,
+    opts.slugRead ? categoryName(ctx.db, row.category_id, lang) : null,
+    opts.slugRead ? userProfile(ctx.db, row.owner_user_id) : undefined,
   ]);
   return { totals, translation: translation ?? null, category_name, profile: profile ?? null };
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { giftsInLast24hSql } from './paid-buckets.reads';
 
 export interface FundraiserTotals {
   total_raised_cents: number;
@@ -31,7 +32,7 @@ const T = {
  * uses it too. Money comes from the counters the ledger postings keep on fundraisers (raised,
  * tips, donation and donor counts); the 24-hour count adds the campaign's 30-second buckets of
  * paid gifts (fundraiser_paid_buckets, kept by a trigger on donations: at most 2,880 rows
- * whatever the day's volume), evaluated only for the rows a read returns. A bucket is counted
+ * whatever the day's volume; read through paid-buckets.reads.ts), evaluated only for the rows a read returns. A bucket is counted
  * when it starts inside the last 24 hours, so the window's oldest 30 seconds may be left out.
  */
 export function totalsColumns(alias: string): string {
@@ -42,8 +43,7 @@ export function totalsColumns(alias: string): string {
     `${a}.tips_cents::bigint as ${T.total_tips_cents}`,
     `${a}.donor_count::int as ${T.donor_count}`,
     `${a}.donation_count::int as ${T.donation_count}`,
-    `(select coalesce(sum(t24.n), 0) from fundraiser_paid_buckets t24 where t24.fundraiser_id = ${a}.id
-       and t24.bucket > now() - interval '24 hours')::int as ${T.donations_last_24h}`,
+    `${giftsInLast24hSql(`${a}.id`)}::int as ${T.donations_last_24h}`,
   ].join(', ');
 }
 

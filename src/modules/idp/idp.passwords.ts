@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor';
 import { notAuthenticated } from '../../http/auth-rules';
 import { ApiError } from '../../http/errors';
 import { issueCode, redeemCode } from '../../integrations/idp/codes';
+import { hasLocalPassword } from '../../integrations/idp';
 import { IdpError } from '../../integrations/idp/port';
 import { normalizeEmail } from '../../infra/email';
 import { queueMail, toLocale } from '../../integrations/mail/index';
@@ -51,7 +52,7 @@ export async function changePassword(ctx: AppContext, req: Request, actor: Actor
   }
   const user = await repo.findUserById(ctx.db, actor.userId);
   if (!user) throw notAuthenticated();
-  if (ctx.idp.kind === 'local' && !(await repo.hasLocalPassword(ctx.db, user.id))) throw e.noPassword();
+  if (ctx.idp.kind === 'local' && !(await hasLocalPassword(ctx.db, user.id))) throw e.noPassword();
   if (!ctx.idp.passwordMeetsPolicy(input.newPassword)) throw e.passwordRefused();
   try {
     await ctx.idp.changePassword({

@@ -5,7 +5,7 @@ import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
 import { ApiError } from '../../http/errors';
 import { IdpError, type TokenSet } from '../../integrations/idp/port';
 import { sha256Hex } from '../../infra/hash';
-import { actorFromClaims, actorFromSessionCookies, verifyIdToken } from '../auth';
+import { actorFromClaims, actorFromSessionCookies, verifyIdToken } from './credentials';
 import * as e from './idp.errors';
 import * as repo from './idp.repo';
 import { cookiesOf } from './idp.account';

@@ -34,6 +34,12 @@ export async function setIdpSubject(trx: Q, userId: string, subject: string) {
   await trx('users').where({ id: userId }).update({ idp_subject: subject });
 }
 
+/** Links an external subject to the unlinked account with this address (case-insensitively); false when there is none. */
+export async function linkSubjectByEmail(db: Q, subject: string, email: string): Promise<boolean> {
+  const n = await db('users').whereRaw('lower(email) = lower(?)', [email]).whereNull('idp_subject').update({ idp_subject: subject });
+  return n > 0;
+}
+
 /** Every token issued before now stops working (sign-out everywhere). */
 export async function cutOffTokens(db: Q, userId: string) {
   await db('users').where({ id: userId }).update({ tokens_valid_after: db.fn.now(), updated_at: db.fn.now() });
@@ -54,11 +60,6 @@ export async function markInviteUsedBy(trx: Q, tokenHash: string, userId: string
 
 export async function insertAmbassadorInvite(db: Q, tokenHash: string, email: string | null) {
   await db('ambassador_invites').insert({ token_hash: tokenHash, email });
-}
-
-export async function hasLocalPassword(db: Q, userId: string): Promise<boolean> {
-  const row = await db('idp_credentials').where({ user_id: userId }).whereNotNull('password_hash').first('user_id');
-  return Boolean(row);
 }
 
 export async function addRole(db: Q, userId: string, role: string): Promise<void> {
@@ -87,4 +88,9 @@ export async function findRefreshOwner(db: Q, tokenHash: string): Promise<{ user
 
 export async function forgetRefreshOwners(db: Q, userId: string): Promise<void> {
   await db('refresh_token_owners').where({ user_id: userId }).del();
+}
+
+/** Deletes remembered refresh-token owners expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredRefreshOwners(db: Q, graceDays: number): Promise<number> {
+  return db('refresh_token_owners').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
 }

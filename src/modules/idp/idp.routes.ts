@@ -3,9 +3,11 @@ import { defineRoutes, route } from '../../http/define-routes';
 import * as s from './idp.schemas';
 import * as passwords from './idp.passwords';
 import * as service from './idp.service';
+import { verifyEmailLink } from './verify-email';
 
 // Account and session operations of the identity provider (spec "Account and session").
-// verify-email / resend-verification live in the verification module, oauth in the social one.
+// verify-email redeems a link the verification module issued (it keeps resend-verification); oauth
+// lives in the social one.
 export default defineRoutes('/idp', [
   route({
     method: 'post',
@@ -120,5 +122,24 @@ export default defineRoutes('/idp', [
     body: s.changeBody,
     response: s.message,
     handler: ({ ctx, req, actor, body }) => passwords.changePassword(ctx, req, actor, body),
+  }),
+  route({
+    method: 'get',
+    path: '/verify-email',
+    skipGlobalLimiter: true,
+    summary: 'Follow an emailed verification link (never JSON)',
+    description:
+      'Redirects (302) to `{site_url}/?verification=<outcome>`: success, invalid (no token), failed (unknown, used or expired link), contact_taken (the private contact address is already verified by another account) or error. Verifies the login address or the private contact address, whichever the link was sent for.',
+    auth: 'none',
+    limiters: ['public'],
+    status: 302,
+    produces: 'text/plain',
+    // Deliberately no zod query schema: a bad or missing token is an outcome, not a 400.
+    handler: async ({ req, res, ctx }) => {
+      const raw = req.query.token;
+      const token = typeof raw === 'string' && raw.length > 0 && raw.length <= 512 ? raw : undefined;
+      const outcome = raw === undefined || raw === '' ? 'invalid' : token ? await verifyEmailLink(ctx, token) : 'failed';
+      res.redirect(302, `${ctx.config.SITE_URL}/?verification=${outcome}`);
+    },
   }),
 ], { tag: 'identity', idempotent: false });

@@ -10,8 +10,8 @@ import { IdpError, REFRESH_TTL_SECONDS, type TokenSet } from '../../integrations
 import { normalizeEmail } from '../../infra/email';
 import { sha256Hex } from '../../infra/hash';
 import { requestLocale } from '../../integrations/mail/index';
-import { verifyIdToken } from '../auth';
 import { sendEmailVerification } from '../verification';
+import { verifyIdToken } from './credentials';
 import * as e from './idp.errors';
 import * as repo from './idp.repo';
 import { cookiesOf, subjectOf } from './idp.account';

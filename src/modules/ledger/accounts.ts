@@ -18,6 +18,8 @@ export const accounts = {
   connected: (processorAccountId: string) => `asset:connected:${processorAccountId}`,
   /** What the connected account owes its holder until it pays out (liability mirror of `connected`). */
   connectedPayable: (processorAccountId: string) => `liability:connected:${processorAccountId}`,
+  /** A paid community's fund: what members paid in, less fees and withdrawals (liability). */
+  communityFund: (communityId: string) => `liability:community:${communityId}`,
   /** Money lost to disputes or refunds beyond a campaign's balance (expense). */
   losses: 'expense:losses',
 } as const;
@@ -39,3 +41,6 @@ export type LedgerKind =
 
 /** Kinds whose entries on a campaign's account move its raised total (fees and transfers do not). */
 export const RAISED_KINDS: LedgerKind[] = ['donation', 'refund', 'dispute', 'dispute_reversal'];
+
+/** Kinds of the fees taken from a campaign's share (the processor's and the platform's). */
+export const FEE_KINDS: LedgerKind[] = ['processor_fee', 'platform_fee'];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import type { LedgerKind } from './accounts';
+import { accounts, RAISED_KINDS, type LedgerKind } from './accounts';
 
 type Q = Db | Knex.Transaction;
 
@@ -40,6 +40,12 @@ export async function balance(db: Q, account: string, kinds?: LedgerKind[]): Pro
   return Number(row[0]?.s ?? 0);
 }
 
+/** How many posted groups the ledger holds (the operator's check-ledger summary). */
+export async function groupCount(db: Q): Promise<number> {
+  const r = await db('ledger_entries').first(db.raw('count(distinct group_id) as n'));
+  return Number(r?.n ?? 0);
+}
+
 export async function unbalancedGroups(db: Q): Promise<Array<{ group_id: string; currency: string; off: number }>> {
   const rows = await db('ledger_entries')
     .select('group_id', 'currency')
@@ -56,13 +62,14 @@ export interface CampaignFigures {
   tips: number;
 }
 
-export async function campaignFigures(db: Q, raisedKinds: LedgerKind[], campaignPrefix: string, tipsAccount: string): Promise<CampaignFigures[]> {
+/** Every campaign with entries: its raised total and tips as the ledger says (what the campaign's counters must equal). */
+export async function campaignLedgerFigures(db: Q): Promise<CampaignFigures[]> {
   const { rows } = await db.raw(
     `select fundraiser_id,
             -coalesce(sum(amount_cents) filter (where account like ? and kind = any(?)), 0) as raised,
             -coalesce(sum(amount_cents) filter (where account = ?), 0) as tips
        from ledger_entries where fundraiser_id is not null group by fundraiser_id`,
-    [`${campaignPrefix}%`, raisedKinds, tipsAccount],
+    [`${accounts.campaign('')}%`, RAISED_KINDS, accounts.tips],
   );
   return rows.map((r: any) => ({ fundraiser_id: r.fundraiser_id as string, raised: Number(r.raised), tips: Number(r.tips) }));
 }

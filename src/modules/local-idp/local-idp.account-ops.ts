@@ -4,8 +4,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import { normalizeEmail } from '../../infra/email';
 import { LOCAL_CLIENT_ID } from '../../integrations/idp';
-import { actorFromClaims } from '../auth';
-import { changePassword, findProfile, forgotPassword, resetPassword } from '../idp';
+import { actorFromClaims, changePassword, findProfile, forgotPassword, resetPassword } from '../idp';
 import { resendEmailVerification } from '../verification';
 import { checkClient, CognitoFault, localIdp, str, type Op } from './local-idp.protocol';
 

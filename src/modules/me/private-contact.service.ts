@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context';
 import { notAuthenticated } from '../../http/auth-rules';
 import { ApiError } from '../../http/errors';
-import { findUserContact, sendPrivateContactVerification, setPrivateContact } from '../verification';
+import { setPrivateContact, userContact } from '../idp';
+import { sendPrivateContactVerification } from '../verification';
 
 export interface PrivateContactResult {
   message: string;
@@ -26,10 +27,11 @@ function result(email: string, sent: boolean): PrivateContactResult {
 /** Stores the address unverified and mails its link; re-setting the same verified address changes nothing. */
 export async function setAndVerify(ctx: AppContext, userId: string, email: string): Promise<PrivateContactResult> {
   return ctx.db.transaction(async (trx) => {
-    const user = await findUserContact(trx, userId);
+    const user = await userContact(trx, userId);
     if (!user) throw notAuthenticated();
-    if (user.private_contact_verified_at && sameAddress(user.private_contact_email, email)) {
-      return result(user.private_contact_email, false);
+    const stored = user.private_contact_email;
+    if (user.private_contact_verified_at && stored !== null && sameAddress(stored, email)) {
+      return result(stored, false);
     }
     await setPrivateContact(trx, userId, email);
     await sendPrivateContactVerification(ctx, trx, user, email);
@@ -40,7 +42,7 @@ export async function setAndVerify(ctx: AppContext, userId: string, email: strin
 /** Sends a new link for the stored address unless it is already verified. */
 export async function resend(ctx: AppContext, userId: string): Promise<PrivateContactResult> {
   return ctx.db.transaction(async (trx) => {
-    const user = await findUserContact(trx, userId);
+    const user = await userContact(trx, userId);
     if (!user) throw notAuthenticated();
     if (!user.private_contact_email) {
       throw new ApiError(400, 'Bad request', 'No private contact email is set', { code: 'PRIVATE_CONTACT_MISSING' });

@@ -7,7 +7,7 @@ import { hasRole } from '../../http/auth-rules';
 import { ApiError, notFound } from '../../http/errors';
 import { contentTypeOfKey, extensionFor } from '../../integrations/storage';
 import { plainText } from '../../infra/plain-text';
-import { sanitizeStory, updateFundraiserRow, type FundraiserRow, type OutcomeReport } from '../fundraisers';
+import { sanitizeStory, setOutcomeReport, type FundraiserRow, type OutcomeReport } from '../fundraisers';
 import { cut, reencode } from './images';
 import * as repo from './media.repo';
 import {
@@ -143,6 +143,6 @@ export async function putOutcomeReport(ctx: AppContext, fundraiser: FundraiserRo
     });
   }
   const report: OutcomeReport = { body_html: html, images: body.images ?? [], updated_at: new Date().toISOString() };
-  await updateFundraiserRow(ctx.db, fundraiser.id, { outcome_report: JSON.stringify(report) });
+  await setOutcomeReport(ctx.db, fundraiser.id, report);
   return report;
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context';
 import { normalizeEmail } from '../../infra/email';
 import { type OAuthFlow } from './flow-store';
 import { callbackUrl, clientFor, providerSettings, type OAuthProvider } from '../../integrations/oauth/providers';
+import { accountByEmailForUpdate, createSocialAccount } from '../idp';
 import { sendEmailVerification } from '../verification';
 import * as repo from './oauth.repo';
 
@@ -96,16 +97,16 @@ async function findOrCreateAccount(
   id: Identity,
   locale?: string | null,
 ): Promise<{ userId: string } | { reason: CallbackFailure }> {
-  const linked = await repo.findUserByIdentity(ctx.db, provider, id.subject);
-  if (linked) return { userId: linked.id };
+  const linked = await repo.linkedUserId(ctx.db, provider, id.subject);
+  if (linked) return { userId: linked };
   return ctx.db.transaction(async (trx) => {
-    const existing = await repo.findUserByEmailForUpdate(trx, id.email);
+    const existing = await accountByEmailForUpdate(trx, id.email);
     if (existing) {
       if (!existing.email_verified || !id.emailVerified) return { reason: 'unverified_account_exists' };
       await repo.insertIdentity(trx, { provider, subject: id.subject, user_id: existing.id, email: id.email });
       return { userId: existing.id };
     }
-    const user = await repo.createSocialUser(trx, {
+    const user = await createSocialAccount(trx, {
       email: id.email,
       name: id.name,
       email_verified: id.emailVerified,
@@ -167,9 +168,9 @@ export async function completeCallback(
   } catch (err) {
     // Two callbacks for the same new identity at once: the unique index decides; re-read the link.
     if ((err as { code?: string }).code !== '23505') throw err;
-    const linked = await repo.findUserByIdentity(ctx.db, flow.provider, identity.subject);
+    const linked = await repo.linkedUserId(ctx.db, flow.provider, identity.subject);
     if (!linked) return { ok: false, reason: 'oauth_error' };
-    found = { userId: linked.id };
+    found = { userId: linked };
   }
   if ('reason' in found) return { ok: false, reason: found.reason };
   return { ok: true, userId: found.userId, redirect: flow.redirect };

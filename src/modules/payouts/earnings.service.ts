@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
-import { campaignMoney, connectedMoney, orgCampaigns, ownCampaigns } from './earnings.repo';
+import { campaignsHeldBy } from '../fundraisers';
+import { connectedMoney } from './earnings.repo';
+import { campaignMoney } from './gifts.reads';
 import { accountsOf, type OwnerType } from './payouts.repo';
 
 /** Days until a settled charge's funds are available at the processor (Stripe's standard US schedule). */
@@ -17,7 +19,7 @@ function mainCurrency(campaigns: Array<{ currency: string }>): string {
 type Holder = { type: OwnerType; id: string };
 
 async function holderFigures(ctx: AppContext, holder: Holder) {
-  const campaigns = holder.type === 'user' ? await ownCampaigns(ctx.db, holder.id) : await orgCampaigns(ctx.db, holder.id);
+  const campaigns = await campaignsHeldBy(ctx.db, holder);
   const currency = mainCurrency(campaigns);
   const mine = campaigns.filter((c) => c.currency.toUpperCase() === currency);
   const money = await campaignMoney(ctx.db, mine.map((c) => c.id), currency);

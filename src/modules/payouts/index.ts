@@ -14,6 +14,7 @@ export { splitProportionally } from './split';
 export { claimUserTransfer, onUserTransferConfirmed, type UserTransfer } from './user-transfers';
 export { runCall as completeProcessorCall } from './settle';
 export { callByKey, pendingOutOf } from './processor-calls.repo';
+export { accountHolder, activeAccountIds } from './accounts.repo';
 export { queueCall as queueProcessorCall } from './calls.queue';
 
 export interface Withdrawal {

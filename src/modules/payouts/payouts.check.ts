@@ -1,22 +1,16 @@
 import type { Db } from '../../db/knex';
+import { ledgerSql } from '../ledger';
 
 type Check = (db: Db) => Promise<string[]>;
 
 /**
- * Each connected account's ledger figures against the transfers, transfer_reversals and payouts
- * rows: what the ledger says was transferred in, reversed, paid out, and that the asset and its
+ * Each connected account's ledger figures (the ledger's published totals) against the transfers,
+ * transfer_reversals and payouts rows: what the ledger says was transferred in, reversed, paid out, and that the asset and its
  * liability mirror.
  */
 const connectedAccounts: Check = async (db) => {
   const { rows } = await db.raw(
-    `with l as (
-       select processor_account_id as id,
-              -coalesce(sum(amount_cents) filter (where account like 'liability:connected:%' and kind = 'transfer'), 0) as transferred,
-              coalesce(sum(amount_cents) filter (where account like 'liability:connected:%' and kind = 'transfer_reversal'), 0) as reversed,
-              coalesce(sum(amount_cents) filter (where account like 'liability:connected:%' and kind in ('payout', 'payout_reversal')), 0) as paid_out,
-              coalesce(sum(amount_cents) filter (where account like 'asset:connected:%'), 0) as asset,
-              -coalesce(sum(amount_cents) filter (where account like 'liability:connected:%'), 0) as payable
-         from ledger_entries where processor_account_id is not null and account like '%:connected:%' group by 1),
+    `with l as ?,
      t as (select processor_account_id as id, sum(amount_cents) as s from transfers group by 1),
      r as (select processor_account_id as id, sum(amount_cents) as s from transfer_reversals group by 1),
      p as (select processor_account_id as id, sum(amount_cents) as s from payouts
@@ -27,6 +21,7 @@ const connectedAccounts: Check = async (db) => {
             coalesce(l.asset, 0)::bigint as asset, coalesce(l.payable, 0)::bigint as payable
        from (select id from processor_accounts union select id from l) a
        left join l on l.id = a.id left join t on t.id = a.id left join r on r.id = a.id left join p on p.id = a.id`,
+    [ledgerSql.connectedAccountTotalsSql(db)],
   );
   const out: string[] = [];
   for (const r of rows) {
@@ -53,11 +48,11 @@ const payoutSplits: Check = async (db) => {
 /** What the ledger moved into each connected account outside campaign transfers equals its connected_credits rows. */
 const connectedCredits: Check = async (db) => {
   const { rows } = await db.raw(
-    `with l as (select processor_account_id as id, -sum(amount_cents) as s from ledger_entries
-                 where account like 'liability:connected:%' and kind not in ('transfer', 'transfer_reversal', 'payout', 'payout_reversal') group by 1),
+    `with l as ?,
           c as (select processor_account_id as id, sum(amount_cents) as s from connected_credits group by 1)
      select coalesce(l.id, c.id) as id, coalesce(l.s, 0)::bigint as l_s, coalesce(c.s, 0)::bigint as c_s
        from l full join c on c.id = l.id where coalesce(l.s, 0) <> coalesce(c.s, 0)`,
+    [ledgerSql.connectedCreditTotalsSql(db)],
   );
   return rows.map((r: any) => `account ${r.id}: ledger credited ${r.l_s} outside campaign transfers, connected_credits rows ${r.c_s}`);
 };

@@ -1,23 +1,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 
+
 type Q = Db | Knex.Transaction;
 
-export type OwnerType = 'user' | 'organization';
-export type AccountStatus = 'onboarding' | 'active' | 'restricted';
-export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed';
+export * from './accounts.repo';
 
-export interface AccountRow {
-  id: string;
-  owner_type: OwnerType;
-  owner_id: string;
-  charges_enabled: boolean;
-  payouts_enabled: boolean;
-  details_submitted: boolean;
-  status: AccountStatus;
-  synced_at: Date | null;
-  created_at: Date;
-}
+export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed';
 
 export interface PayoutRow {
   id: string;
@@ -31,62 +20,16 @@ export interface PayoutRow {
   reversal_group_id: string | null;
 }
 
-const ACCOUNT_COLS = ['id', 'owner_type', 'owner_id', 'charges_enabled', 'payouts_enabled', 'details_submitted', 'status', 'synced_at', 'created_at'];
 const PAYOUT_COLS = [
   'id', 'processor_payout_id', 'processor_account_id', 'amount_cents', 'currency', 'status',
   'paid_group_id', 'reversal_group_id',
 ];
 const arrival = (db: Q) => db.raw(`to_char(arrival_date, 'YYYY-MM-DD') as arrival_date`);
 
-// ---- connected accounts ----
-
-export async function accountsOf(db: Q, ownerType: OwnerType, ownerId: string): Promise<AccountRow[]> {
-  return db('processor_accounts').where({ owner_type: ownerType, owner_id: ownerId }).orderBy('created_at').select(ACCOUNT_COLS);
-}
-
-export async function accountsOfOwners(db: Q, ownerType: OwnerType, ownerIds: string[]): Promise<AccountRow[]> {
-  if (!ownerIds.length) return [];
-  return db('processor_accounts').where({ owner_type: ownerType }).whereIn('owner_id', ownerIds).orderBy('created_at').select(ACCOUNT_COLS);
-}
-
-export async function accountById(db: Q, id: string, opts: { lock?: boolean } = {}): Promise<AccountRow | undefined> {
-  const q = db('processor_accounts').where({ id }).first(ACCOUNT_COLS);
-  if (opts.lock) q.forUpdate();
-  return q;
-}
-
-/** Inserts the account row once; a concurrent or repeated onboarding finds the same row. */
-export async function insertAccount(db: Q, row: Pick<AccountRow, 'id' | 'owner_type' | 'owner_id'> & Partial<AccountRow>): Promise<void> {
-  await db('processor_accounts').insert(row).onConflict('id').ignore();
-}
-
-export async function updateAccount(db: Q, id: string, patch: Partial<AccountRow>): Promise<void> {
-  await db('processor_accounts').where({ id }).update({ ...patch, updated_at: db.fn.now() });
-}
-
 // ---- transfers ----
 
 export async function transferForDonation(db: Q, donationId: string) {
   return db('transfers').where({ donation_id: donationId }).first('id', 'processor_transfer_id', 'processor_account_id', 'fundraiser_id', 'amount_cents', 'currency');
-}
-
-/**
- * What a transferred gift's campaign account now says the holder owes back (its per-gift balance
- * when positive: refunds and disputes after the transfer, net of the platform fee returned),
- * what of the transfer is left to reverse, and the gift's cumulative refunded plus disputed cents.
- */
-export async function reversalFacts(db: Q, transferId: string): Promise<{ owedBack: number; reversible: number; takenBack: number }> {
-  const { rows } = await db.raw(
-    `select greatest(0, coalesce((select sum(e.amount_cents) from ledger_entries e
-                                   where e.donation_id = t.donation_id and e.account = 'liability:campaign:' || t.fundraiser_id), 0))::bigint as owed_back,
-            (t.amount_cents - coalesce((select sum(r.amount_cents) from transfer_reversals r where r.transfer_id = t.id), 0))::bigint as reversible,
-            (d.refunded_cents + d.disputed_cents)::bigint as taken_back
-       from transfers t join donations d on d.id = t.donation_id
-      where t.id = ?`,
-    [transferId],
-  );
-  const r = rows[0];
-  return r ? { owedBack: Number(r.owed_back), reversible: Number(r.reversible), takenBack: Number(r.taken_back) } : { owedBack: 0, reversible: 0, takenBack: 0 };
 }
 
 export async function insertReversal(
@@ -102,62 +45,6 @@ export async function insertTransfer(
 ): Promise<string> {
   const [r] = await db('transfers').insert(row).returning('id');
   return r.id;
-}
-
-/** A settled gift with what its campaign's ledger account still owes the holder for it. */
-export interface OwedGift {
-  donation_id: string;
-  fundraiser_id: string;
-  currency: string;
-  owed: number;
-}
-
-/**
- * What the campaign's ledger account still owes the holder for one gift (donation less fees,
- * refunds and disputes, less what was transferred), capped by the campaign's whole balance so
- * a transfer never leaves the campaign owing the platform (net of transfers claimed, not confirmed).
- */
-export async function owedForDonation(db: Q, donationId: string): Promise<OwedGift | undefined> {
-  const { rows } = await db.raw(
-    `select d.id as donation_id, d.fundraiser_id, d.currency,
-            least(
-              -coalesce((select sum(amount_cents) from ledger_entries e
-                          where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id), 0),
-              -coalesce((select sum(amount_cents) from ledger_entries e
-                          where e.account = 'liability:campaign:' || d.fundraiser_id), 0)
-              -- Transfers of the campaign's other gifts claimed and not confirmed yet are spent too.
-              - coalesce((select sum(c.amount_cents) from processor_calls c
-                           where c.kind = 'transfer' and c.status = 'pending' and c.fundraiser_id = d.fundraiser_id), 0)
-            )::bigint as owed
-       from donations d
-      where d.id = ? and d.status in ('paid', 'refunded')`,
-    [donationId],
-  );
-  const r = rows[0];
-  return r ? { donation_id: r.donation_id, fundraiser_id: r.fundraiser_id, currency: r.currency, owed: Number(r.owed) } : undefined;
-}
-
-/**
- * Settled gifts to the holder's campaigns that have no transfer yet (the sweep's work list): a
- * user's own campaigns, or an organization's.
- */
-export async function untransferredGifts(db: Q, holder: { type: OwnerType; id: string }, limit: number): Promise<string[]> {
-  const q = db('donations as d').join('fundraisers as f', 'f.id', 'd.fundraiser_id');
-  if (holder.type === 'organization') q.where('f.org_id', holder.id);
-  else q.where('f.owner_user_id', holder.id).whereNull('f.org_id');
-  const rows = await q
-    .leftJoin('transfers as t', 't.donation_id', 'd.id')
-    .whereIn('d.status', ['paid', 'refunded'])
-    .whereNull('t.id')
-    // Only gifts that still owe something (a fully refunded gift never needs a transfer).
-    .whereRaw(
-      `(select -coalesce(sum(e.amount_cents), 0) from ledger_entries e
-         where e.donation_id = d.id and e.account = 'liability:campaign:' || d.fundraiser_id) > 0`,
-    )
-    .orderBy([{ column: 'd.paid_at', order: 'asc' }, { column: 'd.id', order: 'asc' }])
-    .limit(limit)
-    .select('d.id');
-  return rows.map((r: any) => r.id);
 }
 
 /** Per campaign: transferred to the account (less reversals) and not yet withdrawn by a paid payout. */

@@ -4,6 +4,7 @@ import { SWEEP_QUEUE } from './accounts.service';
 import { queueCall } from './calls.queue';
 import * as calls from './processor-calls.repo';
 import type { CallRow } from './processor-calls.repo';
+import { untransferredGifts } from './gifts.reads';
 import * as repo from './payouts.repo';
 import { claimReversal, confirmReversal } from './transfer-reversals';
 import { claimGiftTransfer, confirmGiftTransfer } from './transfers.service';
@@ -127,7 +128,7 @@ export async function sweepAccount(ctx: AppContext, accountId: string): Promise<
   const full = await ctx.db.transaction(async (trx) => {
     const account = await repo.accountById(trx, accountId, { lock: true });
     if (!account || account.status !== 'active') return null;
-    const gifts = await repo.untransferredGifts(trx, { type: account.owner_type, id: account.owner_id }, SWEEP_BATCH);
+    const gifts = await untransferredGifts(trx, { type: account.owner_type, id: account.owner_id }, SWEEP_BATCH);
     for (const id of gifts) await claimGiftTransfer(trx, account, id);
     return gifts.length === SWEEP_BATCH;
   });

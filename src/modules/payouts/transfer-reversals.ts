@@ -5,6 +5,7 @@ import { accounts, post } from '../ledger';
 import { queueCall } from './calls.queue';
 import * as calls from './processor-calls.repo';
 import type { CallRow } from './processor-calls.repo';
+import { reversalFacts } from './gifts.reads';
 import * as repo from './payouts.repo';
 
 /**
@@ -22,7 +23,7 @@ export async function claimReversal(trx: Knex.Transaction, donationId: string): 
   const tr = await repo.transferForDonation(trx, donationId);
   if (!tr) return null;
   if (await calls.pendingReversalOf(trx, tr.id)) return null;
-  const facts = await repo.reversalFacts(trx, tr.id);
+  const facts = await reversalFacts(trx, tr.id);
   const cents = Math.min(facts.owedBack, facts.reversible);
   if (cents <= 0) return null;
   const reversed = Number(tr.amount_cents) - facts.reversible;

@@ -5,6 +5,7 @@ import { accounts, post } from '../ledger';
 import { queueCall } from './calls.queue';
 import * as calls from './processor-calls.repo';
 import type { CallRow } from './processor-calls.repo';
+import { owedForDonation } from './gifts.reads';
 import * as repo from './payouts.repo';
 import type { AccountRow, OwnerType } from './payouts.repo';
 
@@ -21,7 +22,7 @@ export async function claimGiftTransfer(trx: Knex.Transaction, account: AccountR
   if (await repo.transferForDonation(trx, donationId)) return null;
   const earlier = await calls.giftTransferCall(trx, donationId);
   if (earlier) return earlier.status === 'pending' ? earlier : null;
-  const gift = await repo.owedForDonation(trx, donationId);
+  const gift = await owedForDonation(trx, donationId);
   if (!gift || gift.owed <= 0) return null;
   return calls.insertCall(trx, {
     kind: 'transfer',

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context';
 import { notFound } from '../../http/errors';
-import { profileReadiness, userProfile, type OwnerProfile } from '../fundraisers';
+import { profileReadiness, type OwnerProfile } from '../fundraisers';
+import { userProfile } from '../idp';
 
 export interface ChecklistItem {
   key: string;

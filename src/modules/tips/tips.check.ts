@@ -1,5 +1,4 @@
 import type { Db } from '../../db/knex';
-import { accounts } from '../ledger';
 import { tipRevenueFigures, tipRevenueTotals } from './tips.repo';
 
 /**
@@ -7,8 +6,8 @@ import { tipRevenueFigures, tipRevenueTotals } from './tips.repo';
  * the tip payments recorded, per tip and in total.
  */
 export async function tipLedgerCheck(db: Db): Promise<string[]> {
-  const out = (await tipRevenueFigures(db, accounts.tips)).map((f) => `tip ${f.tip_id}: payments ${f.paid}, ledger says ${f.ledger}`);
-  const { paid, ledger } = await tipRevenueTotals(db, accounts.tips);
+  const out = (await tipRevenueFigures(db)).map((f) => `tip ${f.tip_id}: payments ${f.paid}, ledger says ${f.ledger}`);
+  const { paid, ledger } = await tipRevenueTotals(db);
   if (paid !== ledger) out.push(`platform tips total: payments ${paid}, ledger says ${ledger}`);
   return out;
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { joinPublicUser } from '../idp';
+import { ledgerSql } from '../ledger';
 
 type Q = Db | Knex.Transaction;
 
@@ -71,7 +73,7 @@ export async function updateTip(db: Q, id: string, patch: Partial<TipRow>): Prom
 /** The public receipt: the tip and, for a signed-in tipper, their profile name. */
 export async function receiptRow(db: Q, id: string): Promise<(TipRow & { tipper_name: string | null }) | undefined> {
   if (!isUuid(id)) return undefined;
-  const r = await db('tips as t').leftJoin('users as u', 'u.id', 't.user_id').where('t.id', id).first('t.*', 'u.name as tipper_name');
+  const r = await joinPublicUser(db('tips as t'), 'u', 't.user_id', { left: true }).where('t.id', id).first('t.*', 'u.name as tipper_name');
   return r ? { ...r, amount_cents: Number(r.amount_cents) } : undefined;
 }
 
@@ -132,32 +134,25 @@ export async function insertPayment(db: Q, p: NewTipPayment): Promise<void> {
   await db('tip_payments').insert(p);
 }
 
-/** Per tip: what its payments sum to, and what revenue:tips holds for it in the ledger. */
-export async function tipRevenueFigures(db: Q, tipsAccount: string): Promise<Array<{ tip_id: string; paid: number; ledger: number }>> {
+/** Per tip: what its payments sum to, and what tips revenue holds for it in the ledger. */
+export async function tipRevenueFigures(db: Q): Promise<Array<{ tip_id: string; paid: number; ledger: number }>> {
   const { rows } = await db.raw(
     `with p as (select tip_id, sum(amount_cents - refunded_cents) as paid from tip_payments group by tip_id),
-          l as (select tip_id, -sum(amount_cents) as ledger from ledger_entries
-                 where account = ? and tip_id is not null and fundraiser_id is null and donation_id is null group by tip_id)
+          l as ?
      select coalesce(p.tip_id, l.tip_id) as tip_id, coalesce(p.paid, 0) as paid, coalesce(l.ledger, 0) as ledger
        from p full join l on l.tip_id = p.tip_id
       where coalesce(p.paid, 0) <> coalesce(l.ledger, 0)`,
-    [tipsAccount],
+    [ledgerSql.platformTipRevenueByTipSql(db)],
   );
   return rows.map((r: any) => ({ tip_id: r.tip_id, paid: Number(r.paid), ledger: Number(r.ledger) }));
 }
 
 /** All platform tip payments, and the tips revenue the ledger holds outside campaigns. */
-export async function tipRevenueTotals(db: Q, tipsAccount: string): Promise<{ paid: number; ledger: number }> {
+export async function tipRevenueTotals(db: Q): Promise<{ paid: number; ledger: number }> {
   const { rows } = await db.raw(
     `select (select coalesce(sum(amount_cents - refunded_cents), 0) from tip_payments) as paid,
-            (select -coalesce(sum(amount_cents), 0) from ledger_entries
-              where account = ? and fundraiser_id is null and donation_id is null) as ledger`,
-    [tipsAccount],
+            ? as ledger`,
+    [ledgerSql.platformTipRevenueSql(db)],
   );
   return { paid: Number(rows[0].paid), ledger: Number(rows[0].ledger) };
-}
-
-export async function userLocale(db: Q, userId: string): Promise<string | null> {
-  const row = await db('users').where({ id: userId }).first('locale');
-  return row?.locale ?? null;
 }

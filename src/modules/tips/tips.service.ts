@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../../http/errors';
 import { requireHumanGuest } from '../../http/guest-check';
 import { queueComposedMail, renderComposed, toLocale, type Locale } from '../../integrations/mail';
 import { markSent } from '../../integrations/mail/outbox.repo';
+import { userLocale } from '../idp';
 import * as repo from './tips.repo';
 import { tipReceiptMail } from './tips.mail';
 
@@ -33,7 +34,7 @@ export async function createTip(
   await requireHumanGuest(ctx, actor, { captchaToken: input.captchaToken, attestation: req.attestation, ip: req.ip });
   const id = randomUUID();
   const email = input.email ?? actor?.email ?? null;
-  const locale = req.locale ?? (actor ? toLocale(await repo.userLocale(ctx.db, actor.userId)) : 'en');
+  const locale = req.locale ?? (actor ? toLocale(await userLocale(ctx.db, actor.userId)) : 'en');
   await repo.insertTip(ctx.db, {
     id,
     user_id: actor?.userId ?? null,

@@ -22,7 +22,7 @@ export async function replaceToken(
   await db('verification_tokens').insert(row);
 }
 
-/** Locks the token row for the verification transaction. */
+/** Locks the token row for the transaction that redeems it (identity's verify-email). */
 export async function findTokenForUpdate(trx: Knex.Transaction, tokenHash: string): Promise<VerificationTokenRow | undefined> {
   return trx('verification_tokens').where({ token_hash: tokenHash }).forUpdate().first();
 }
@@ -31,58 +31,7 @@ export async function markTokenUsed(trx: Knex.Transaction, id: string): Promise<
   await trx('verification_tokens').where({ id }).update({ used_at: trx.fn.now() });
 }
 
-export async function findUserByLoginEmail(db: Knex, email: string) {
-  return db('users')
-    .select('id', 'email', 'locale', 'email_verified', 'status')
-    .whereRaw('lower(email) = lower(?)', [email])
-    .first();
-}
-
-export async function findUserForUpdate(trx: Knex.Transaction, id: string) {
-  return trx('users')
-    .select('id', 'email', 'locale', 'email_verified', 'status', 'private_contact_email', 'private_contact_verified_at')
-    .where({ id })
-    .forUpdate()
-    .first();
-}
-
-export async function findUserContact(db: Knex | Knex.Transaction, id: string) {
-  return db('users')
-    .select('id', 'email', 'locale', 'private_contact_email', 'private_contact_verified_at')
-    .where({ id })
-    .first();
-}
-
-/** Marks the login address verified, only while it is still the address the link was sent to. */
-export async function markEmailVerified(trx: Knex.Transaction, userId: string, email: string): Promise<boolean> {
-  const n = await trx('users')
-    .where({ id: userId })
-    .whereRaw('lower(email) = lower(?)', [email])
-    .update({ email_verified: true, email_verified_at: trx.raw('coalesce(email_verified_at, now())'), updated_at: trx.fn.now() });
-  return n > 0;
-}
-
-/** Another account already holds this private contact address, verified. */
-export async function privateContactTakenByOther(trx: Knex.Transaction, userId: string, email: string): Promise<boolean> {
-  const row = await trx('users')
-    .where('id', '<>', userId)
-    .whereRaw('lower(private_contact_email) = lower(?)', [email])
-    .whereNotNull('private_contact_verified_at')
-    .first('id');
-  return Boolean(row);
-}
-
-export async function markPrivateContactVerified(trx: Knex.Transaction, userId: string, email: string): Promise<boolean> {
-  const n = await trx('users')
-    .where({ id: userId })
-    .whereRaw('lower(private_contact_email) = lower(?)', [email])
-    .update({ private_contact_verified_at: trx.fn.now(), updated_at: trx.fn.now() });
-  return n > 0;
-}
-
-/** Sets a new, unverified private contact address. */
-export async function setPrivateContact(db: Knex | Knex.Transaction, userId: string, email: string): Promise<void> {
-  await db('users')
-    .where({ id: userId })
-    .update({ private_contact_email: email, private_contact_verified_at: null, updated_at: db.fn.now() });
+/** Deletes verification links expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredTokens(db: Knex | Knex.Transaction, graceDays: number): Promise<number> {
+  return db('verification_tokens').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
 }

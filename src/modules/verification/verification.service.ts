@@ -3,13 +3,12 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { sha256Hex } from '../../infra/hash';
 import { queueMail, toLocale } from '../../integrations/mail';
+import { accountByLoginEmail } from './login-account.reads';
 import * as repo from './verification.repo';
 import type { TokenKind } from './verification.repo';
 
 /** Links last 24 hours (spec: Limits). */
 export const VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
-
-export type VerificationOutcome = 'success' | 'invalid' | 'failed' | 'contact_taken' | 'error';
 
 export function verificationLink(ctx: AppContext, token: string): string {
   return `${ctx.config.BASE_URL}/idp/verify-email?token=${encodeURIComponent(token)}`;
@@ -59,33 +58,7 @@ export async function sendPrivateContactVerification(
 
 /** Resend for the login address: sends only to an existing, active, unverified account. */
 export async function resendEmailVerification(ctx: AppContext, email: string): Promise<void> {
-  const user = await repo.findUserByLoginEmail(ctx.db, email.trim());
+  const user = await accountByLoginEmail(ctx.db, email.trim());
   if (!user || user.email_verified || user.status !== 'active') return;
   await ctx.db.transaction((trx) => sendEmailVerification(ctx, trx, user));
-}
-
-/** Follows a link. Every outcome but `error` is decided here; unexpected failures become `error`. */
-export async function verifyToken(ctx: AppContext, token: string | undefined): Promise<VerificationOutcome> {
-  if (!token) return 'invalid';
-  try {
-    return await ctx.db.transaction(async (trx) => {
-      const row = await repo.findTokenForUpdate(trx, sha256Hex(token));
-      if (!row || row.used_at || row.expires_at.getTime() <= Date.now()) return 'failed';
-      const user = await repo.findUserForUpdate(trx, row.user_id);
-      if (!user) return 'failed';
-      if (row.kind === 'email') {
-        if (!(await repo.markEmailVerified(trx, user.id, row.email))) return 'failed';
-      } else {
-        if (await repo.privateContactTakenByOther(trx, user.id, row.email)) return 'contact_taken';
-        if (!(await repo.markPrivateContactVerified(trx, user.id, row.email))) return 'failed';
-      }
-      await repo.markTokenUsed(trx, row.id);
-      return 'success';
-    });
-  } catch (err) {
-    // Two accounts verifying the same private contact at once: the unique index decides.
-    if ((err as { code?: string }).code === '23505') return 'contact_taken';
-    ctx.log.error({ err }, 'email verification failed unexpectedly');
-    return 'error';
-  }
 }

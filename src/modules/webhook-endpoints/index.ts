@@ -4,3 +4,4 @@
  * (collected by src/modules/index.ts). (The inbound Stripe webhook is src/modules/webhooks/.)
  */
 export { WEBHOOK_DELIVERY_QUEUE } from './webhook-endpoints.delivery';
+export { pruneWebhookDeliveries } from './webhook-endpoints.prune';

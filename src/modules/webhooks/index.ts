@@ -2,3 +2,4 @@
 export { RetryLater, type WebhookHandler, type WebhookHandlerMap, type WebhookOutcome } from './webhooks.types';
 export { processEvent } from './webhooks.service';
 export { byKind } from './by-kind';
+export { paymentSuccessesSql } from './webhooks.repo';

@@ -39,3 +39,16 @@ export async function recordUnreadable(db: Knex, eventId: string, type: string |
     .returning('event_id');
   return rows.length > 0;
 }
+
+/**
+ * Every processed event the processor reported as a successful payment for a row of `refKind`
+ * (a gift, a tip...), as a subquery with columns event_id, ref_id, processed_at: what a money
+ * module's integrity check matches against its rows.
+ */
+export function paymentSuccessesSql(db: Knex | Knex.Transaction, refKind: string): Knex.Raw {
+  return db.raw(
+    `(select event_id, ref_id, processed_at from processed_webhook_events
+       where kind = 'PaymentSucceeded' and ref_kind = ? and ref_id is not null)`,
+    [refKind],
+  );
+}

@@ -17,13 +17,6 @@ export interface CredentialRow {
   force_new_password: boolean;
 }
 
-export interface AccountRow extends Partial<CredentialRow> {
-  id: string;
-  email: string;
-  email_verified: boolean;
-  status: string;
-}
-
 export interface SessionRow {
   id: string;
   user_id: string;
@@ -40,19 +33,10 @@ export async function insertSigningKey(db: Q, row: { kid: string; private_pem: s
   await db('idp_signing_keys').insert(row);
 }
 
-/** The account with its local credential (null fields when it has none). */
-export async function findAccountByEmail(db: Q, email: string): Promise<AccountRow | undefined> {
-  return db('users as u')
-    .leftJoin('idp_credentials as c', 'c.user_id', 'u.id')
-    .whereRaw('lower(u.email) = lower(?)', [email])
-    .first('u.id', 'u.email', 'u.email_verified', 'u.status', 'c.user_id', 'c.password_hash', 'c.confirmed', 'c.force_new_password');
-}
-
-export async function findAccountById(db: Q, id: string): Promise<AccountRow | undefined> {
-  return db('users as u')
-    .leftJoin('idp_credentials as c', 'c.user_id', 'u.id')
-    .where('u.id', id)
-    .first('u.id', 'u.email', 'u.email_verified', 'u.status', 'c.user_id', 'c.password_hash', 'c.confirmed', 'c.force_new_password');
+/** Whether the account has a password here (a social account has none). */
+export async function hasPassword(db: Q, userId: string): Promise<boolean> {
+  const row = await db('idp_credentials').where({ user_id: userId }).whereNotNull('password_hash').first('user_id');
+  return Boolean(row);
 }
 
 export async function upsertCredential(
@@ -124,4 +108,14 @@ export async function countFailedAttempt(db: Q, id: string, maxAttempts: number)
       attempts: db.raw('attempts + 1'),
       used_at: db.raw('case when attempts + 1 >= ? then now() else used_at end', [maxAttempts]),
     });
+}
+
+/** Deletes confirmation and reset codes expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredCodes(db: Q, graceDays: number): Promise<number> {
+  return db('idp_codes').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
+}
+
+/** Deletes refresh sessions expired over `graceDays` ago (the grace lets a late use still meet "expired", not "unknown"); answers how many. */
+export async function pruneExpiredSessions(db: Q, graceDays: number): Promise<number> {
+  return db('idp_sessions').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
 }

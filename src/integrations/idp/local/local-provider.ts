@@ -15,6 +15,7 @@ import {
   type TokenVerification,
 } from '../port';
 import { redeemCode } from '../codes';
+import { findAccountByEmail, findAccountById, type AccountRow } from './accounts.reads';
 import * as repo from './local-idp.repo';
 import { SigningKeyStore } from './signing-keys';
 
@@ -67,7 +68,7 @@ export class LocalIdentityProvider implements IdentityProvider {
   async signUp(input: SignUpInput): Promise<{ sub: string; userConfirmed: boolean }> {
     this.requirePolicy(input.password);
     const db = input.trx ?? this.db;
-    const existing = await repo.findAccountByEmail(db, input.email);
+    const existing = await findAccountByEmail(db, input.email);
     if (existing && existing.id !== input.userId) throw new IdpError('user_exists', 'An account with the given email already exists.');
     // The local provider confirms accounts at once (no confirmation code round trip).
     await repo.upsertCredential(db, input.userId, { password_hash: await hashPassword(input.password), confirmed: true });
@@ -75,7 +76,7 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   async confirmSignUp(email: string, code: string): Promise<void> {
-    const account = await repo.findAccountByEmail(this.db, email);
+    const account = await findAccountByEmail(this.db, email);
     if (!account) throw new IdpError('code_mismatch', 'Invalid verification code provided, please try again.');
     const r = await redeemCode(this.db, account.id, 'confirm_signup', code);
     if (r === 'expired') throw new IdpError('code_expired', 'Invalid code provided, please request a code again.');
@@ -84,8 +85,8 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   /** Verifies the password in constant-ish time whether or not the account exists. */
-  private async checkPassword(email: string, password: string): Promise<repo.AccountRow> {
-    const account = await repo.findAccountByEmail(this.db, email);
+  private async checkPassword(email: string, password: string): Promise<AccountRow> {
+    const account = await findAccountByEmail(this.db, email);
     if (!account?.password_hash) {
       this.dummyHash ??= hashPassword(randomUUID());
       await argonVerify(await this.dummyHash, password).catch(() => false);
@@ -115,7 +116,7 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   async respondToNewPasswordChallenge(email: string, session: string, newPassword: string): Promise<AuthResult> {
-    const account = await repo.findAccountByEmail(this.db, email);
+    const account = await findAccountByEmail(this.db, email);
     const claims = await this.verifyOwnToken(session);
     if (!account || !claims || claims.token_use !== 'challenge' || claims.sub !== account.id || !account.force_new_password) {
       throw new IdpError('not_authorized', 'Invalid session for the user.');
@@ -127,10 +128,10 @@ export class LocalIdentityProvider implements IdentityProvider {
 
   async refresh(refreshToken: string): Promise<TokenSet> {
     let session: repo.SessionRow | undefined;
-    let account: repo.AccountRow | undefined;
+    let account: AccountRow | undefined;
     try {
       session = await repo.findSessionByTokenHash(this.db, sha256Hex(refreshToken));
-      if (session) account = await repo.findAccountById(this.db, session.user_id);
+      if (session) account = await findAccountById(this.db, session.user_id);
     } catch (err) {
       // The provider's store is down: a transient failure (503, cookies kept), not an expired session.
       throw new IdpError('unreachable', `Identity store unavailable: ${(err as Error).message}`);
@@ -157,7 +158,7 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   async changePassword(input: { sub: string; currentPassword: string; newPassword: string }): Promise<void> {
-    const account = await repo.findAccountById(this.db, input.sub);
+    const account = await findAccountById(this.db, input.sub);
     if (!account?.password_hash) throw new IdpError('no_password', 'This account has no password');
     const ok = await argonVerify(account.password_hash, input.currentPassword).catch(() => false);
     if (!ok) throw new IdpError('not_authorized', 'Incorrect username or password.');
@@ -167,7 +168,7 @@ export class LocalIdentityProvider implements IdentityProvider {
 
   async setPassword(email: string, newPassword: string): Promise<void> {
     this.requirePolicy(newPassword);
-    const account = await repo.findAccountByEmail(this.db, email);
+    const account = await findAccountByEmail(this.db, email);
     if (!account) throw new IdpError('not_authorized', 'User does not exist.');
     await repo.upsertCredential(this.db, account.id, {
       password_hash: await hashPassword(newPassword),
@@ -177,14 +178,14 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   async forcePasswordReset(email: string): Promise<void> {
-    const account = await repo.findAccountByEmail(this.db, email);
+    const account = await findAccountByEmail(this.db, email);
     if (!account) throw new IdpError('not_authorized', 'User does not exist.');
     if (!account.password_hash) throw new IdpError('no_password', 'This account has no password');
     await repo.upsertCredential(this.db, account.id, { force_new_password: true });
   }
 
   async issueTokensForUser(userId: string, opts: { impersonatedBy?: string | null } = {}): Promise<TokenSet> {
-    const account = await repo.findAccountById(this.db, userId);
+    const account = await findAccountById(this.db, userId);
     if (!account) throw new IdpError('not_authorized', 'User does not exist.');
     const refreshToken = randomBytes(48).toString('base64url');
     const session = await repo.insertSession(this.db, {
@@ -197,7 +198,7 @@ export class LocalIdentityProvider implements IdentityProvider {
   }
 
   /** ID and access tokens with Cognito's claims; origin_jti names the session they belong to. */
-  private async signTokens(account: repo.AccountRow, session: repo.SessionRow): Promise<TokenSet> {
+  private async signTokens(account: AccountRow, session: repo.SessionRow): Promise<TokenSet> {
     const key = await this.keys.current();
     const authTime = Math.floor(session.auth_time.getTime() / 1000);
     const common = { origin_jti: session.id, auth_time: authTime, event_id: randomUUID() };

@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import { queryRows } from '../../db/knex';
 
+/**
+ * A declared view (read only): the account behind a token together with the local identity
+ * provider's session the token belongs to (idp_sessions, the provider's table), in one query on
+ * every signed-in request.
+ */
+
 export interface CredentialOwnerRow {
   id: string;
   email: string;
@@ -33,15 +39,11 @@ const OWNER_BY_ID = `select ${COLUMNS.join(', ')} from users u
  * The token's owner and (local provider) the session the token belongs to, in one query. Runs on
  * every signed-in request: straight through pg (queryRows), not knex's builder.
  */
-export async function findOwnerById(db: Knex, userId: string, sessionId: string | null): Promise<CredentialOwnerRow | undefined> {
+export async function ownerById(db: Knex, userId: string, sessionId: string | null): Promise<CredentialOwnerRow | undefined> {
   return (await queryRows<CredentialOwnerRow>(db, OWNER_BY_ID, [sessionId, userId]))[0];
 }
 
-/** Owner of an external provider's subject; links an unlinked account by its address once. */
-export async function findOwnerBySubject(db: Knex, subject: string, email: string | undefined): Promise<CredentialOwnerRow | undefined> {
-  const q = () => db('users as u').leftJoin('idp_sessions as s', db.raw('false')).first(COLUMNS);
-  const row = await q().where('u.idp_subject', subject);
-  if (row || !email) return row;
-  const n = await db('users').whereRaw('lower(email) = lower(?)', [email]).whereNull('idp_subject').update({ idp_subject: subject });
-  return n ? q().where('u.idp_subject', subject) : undefined;
+/** The account an external provider's subject is linked to (no local session: its columns are null). */
+export async function ownerBySubject(db: Knex, subject: string): Promise<CredentialOwnerRow | undefined> {
+  return db('users as u').leftJoin('idp_sessions as s', db.raw('false')).where('u.idp_subject', subject).first(COLUMNS);
 }

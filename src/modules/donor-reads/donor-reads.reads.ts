@@ -1,5 +1,12 @@
 import type { Db } from '../../db/knex';
+import { joinCampaign } from '../fundraisers';
 import type { DonationStatus } from './donor-reads.schemas';
+
+/**
+ * A declared view (read only) of the donations module's gifts, as their donor sees them: this
+ * module owns no table; it answers the signed-in donor's own giving (summary, list, yearly
+ * statement). Campaign titles come through the fundraisers module's published join.
+ */
 
 const iso = (v: Date | string | null | undefined) => (v ? new Date(v).toISOString() : null);
 
@@ -31,8 +38,7 @@ export interface ListFilter {
 
 /** One page of the donor's gifts, newest first, with the filter's total (window count, one round trip). */
 export async function listForDonor(db: Db, userId: string, f: ListFilter) {
-  const q = db('donations as d')
-    .join('fundraisers as f', 'f.id', 'd.fundraiser_id')
+  const q = joinCampaign(db('donations as d'), 'f', 'd.fundraiser_id')
     .where('d.donor_user_id', userId)
     .select(
       'd.id', 'd.amount_cents', 'd.tip_cents', 'd.currency', 'd.status', 'd.anonymous', 'd.message', 'd.receipt_id',
@@ -82,8 +88,7 @@ export interface StatementLine {
 
 /** The donor's paid gifts whose payment settled in `year` (UTC), oldest first. */
 export async function paidInYear(db: Db, userId: string, year: number): Promise<StatementLine[]> {
-  const rows = await db('donations as d')
-    .join('fundraisers as f', 'f.id', 'd.fundraiser_id')
+  const rows = await joinCampaign(db('donations as d'), 'f', 'd.fundraiser_id')
     .where({ 'd.donor_user_id': userId, 'd.status': 'paid' })
     .andWhere('d.paid_at', '>=', `${year}-01-01T00:00:00Z`)
     .andWhere('d.paid_at', '<', `${year + 1}-01-01T00:00:00Z`)
