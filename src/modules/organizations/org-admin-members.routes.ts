@@ -3,6 +3,7 @@ import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { readDocument } from './documents.storage';
 import { orgAccess, orgPermission } from './organizations.policy';
+import * as people from './organizations.members.reads';
 import * as repo from './organizations.repo';
 import {
   addMemberBody,
@@ -52,7 +53,7 @@ export default defineRoutes(
       handler: async ({ req, db, query }) => {
         const q = query.q?.trim() ?? '';
         if (q.length < 2) return { data: [] };
-        const rows = await repo.searchUsers(db, orgAccess(req).org.id, q, 20);
+        const rows = await people.searchUsers(db, orgAccess(req).org.id, q, 20);
         return { data: rows.map((r: any) => ({ id: r.id, name: r.name ?? null, avatar: r.avatar ?? null, profile_slug: r.profile_slug ?? null, role: r.role ?? null })) };
       },
     }),
@@ -68,7 +69,7 @@ export default defineRoutes(
       response: paged(member),
       errors: [404],
       handler: async ({ req, db, query }) => {
-        const { rows, total } = await repo.members(db, orgAccess(req).org.id, query.limit, query.offset);
+        const { rows, total } = await people.members(db, orgAccess(req).org.id, query.limit, query.offset);
         return { data: rows.map(memberCard), pagination: page(query.limit, query.offset, total) };
       },
     }),
