@@ -11,7 +11,7 @@ import { connectDatabase } from '../src/db/connect';
 import { createDb } from '../src/db/knex';
 import { createLogger } from '../src/infra/logger';
 import { registerJobs } from '../src/jobs';
-import { listCards, type ListFilter } from '../src/modules/discovery/discovery.repo';
+import { listCards, type ListFilter } from '../src/modules/discovery/discovery.reads';
 import { readDetail } from '../src/modules/fundraisers/fundraisers.repo';
 import { captureStatement as capture, type Captured } from './wrk';
 

@@ -12,7 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createDb, migrateLatest, type Db } from '../src/db/knex';
-import * as feed from '../src/modules/feed/feed.repo';
+import { recipients } from '../src/modules/feed/feed.connections.reads';
+import * as repo from '../src/modules/feed/feed.repo';
+import * as feed from '../src/modules/feed/feed.updates.reads';
 
 const DB_NAME = 'cf_feed_bench';
 const HOLDERS = 5_000;
@@ -164,8 +166,8 @@ async function main() {
       await measure(db, 'page after a cursor deep in history', () => feed.page(q(), me, 21, deep, null)),
       await measure(db, 'unread_count (also updatesUnreadCount)', () => feed.unreadCount(q(), me)),
       await measure(db, 'read one: is it in the feed', () => feed.inFeed(q(), me, some)),
-      await measure(db, 'read-all (rolled back each run)', () => feed.markAllRead(q(), me, null), true),
-      await measure(db, 'update.posted recipients (most-followed holder)', () => feed.recipients(q(), popular)),
+      await measure(db, 'read-all (rolled back each run)', () => repo.markAllRead(q(), me, null), true),
+      await measure(db, 'update.posted recipients (most-followed holder)', () => recipients(q(), popular)),
     ];
     report({ counts, unread, results });
   } finally {

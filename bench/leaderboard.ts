@@ -9,7 +9,8 @@ import { Client } from 'pg';
 import { createDb, migrateLatest, type Db } from '../src/db/knex';
 import { refreshLeaderboard } from '../src/modules/leaderboard';
 import * as repo from '../src/modules/leaderboard/leaderboard.repo';
-import * as pages from '../src/modules/leaderboard/pages.repo';
+import * as pages from '../src/modules/leaderboard/leaderboard.pages.reads';
+import * as reads from '../src/modules/leaderboard/leaderboard.reads';
 
 const SOURCE = 'cf_money_1m';
 const TARGET = 'cf_leaderboard';
@@ -91,16 +92,16 @@ async function main() {
     const N = 200;
     for (const period of repo.PERIODS) {
       for (const audience of repo.AUDIENCES) {
-        const t = await time(N, () => repo.page(db, { period, audience, q: null, limit: 25, offset: 0 }));
+        const t = await time(N, () => reads.page(db, { period, audience, q: null, limit: 25, offset: 0 }));
         console.log(`| page 1, ${period}, ${audience} | ${t.p50.toFixed(2)} | ${t.p99.toFixed(2)} |`);
       }
     }
-    const deep = await time(N, () => repo.page(db, { period: 'all', audience: 'all', q: null, limit: 100, offset: 50_000 }));
+    const deep = await time(N, () => reads.page(db, { period: 'all', audience: 'all', q: null, limit: 100, offset: 50_000 }));
     console.log(`| offset 50,000 limit 100, all | ${deep.p50.toFixed(2)} | ${deep.p99.toFixed(2)} |`);
-    const q = await time(50, () => repo.page(db, { period: 'all', audience: 'all', q: 'person 123', limit: 25, offset: 0 }));
+    const q = await time(50, () => reads.page(db, { period: 'all', audience: 'all', q: 'person 123', limit: 25, offset: 0 }));
     console.log(`| q=person 123, all | ${q.p50.toFixed(2)} | ${q.p99.toFixed(2)} |`);
     const someone = (await db.raw(`select user_id from leaderboard_entries where period = 'all' and audience = 'all' and user_id is not null offset 5000 limit 1`)).rows[0].user_id;
-    const me = await time(N, () => repo.standing(db, someone, 'all', 'all'));
+    const me = await time(N, () => reads.standing(db, someone, 'all', 'all'));
     console.log(`| me (standing), all | ${me.p50.toFixed(2)} | ${me.p99.toFixed(2)} |`);
     const top = await time(20, () => pages.topCreators(db, 10));
     console.log(`| top creators (uncached; cached 60 s) | ${top.p50.toFixed(2)} | ${top.p99.toFixed(2)} |`);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, type PoolClient } from 'pg';
 import { createDb, type Db } from '../src/db/knex';
-import { listCards, type ListFilter } from '../src/modules/discovery/discovery.repo';
+import { listCards, type ListFilter } from '../src/modules/discovery/discovery.reads';
 import { readDetail } from '../src/modules/fundraisers/fundraisers.repo';
 import { startApi, type Api } from './money-api';
 import { HOT_SQL } from './money-seed';

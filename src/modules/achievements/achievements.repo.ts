@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { queryRows, type Db } from '../../db/knex';
+import type { Db } from '../../db/knex';
 import type { AchievementKind } from './achievements.labels';
 
 type Q = Db | Knex.Transaction;
@@ -38,35 +38,4 @@ export function listForUser(db: Q, userId: string, withHidden: boolean): Promise
 
 export async function findByCode(db: Q, code: string): Promise<AchievementRow | undefined> {
   return db('achievements').where({ code }).first();
-}
-
-export interface FeedRow {
-  code: string;
-  kind: AchievementKind;
-  at: Date;
-  fundraiser_id: string | null;
-  title: string | null;
-  slug: string | null;
-}
-
-/**
- * The newest achievements the public may see: public rows of active accounts with a public
- * profile. One tied to a campaign shows only while that campaign is public and live or ended
- * (it is named then); one tied to no campaign shows unnamed.
- */
-export function recentPublic(db: Q, lang: string, limit: number): Promise<FeedRow[]> {
-  return queryRows<FeedRow>(
-    db,
-    `select a.code, a.kind, a.earned_at as at, f.id as fundraiser_id, f.slug, coalesce(tr.title, f.title) as title
-       from achievements a
-       join users u on u.id = a.user_id and u.status = 'active' and not coalesce(u.profile_private, false)
-       left join fundraisers f on f.id = a.fundraiser_id
-       left join fundraiser_translations tr on tr.fundraiser_id = f.id and tr.lang = ? and tr.lang <> f.source_language
-      where a.public
-        and (a.fundraiser_id is null
-             or (f.deleted_at is null and f.visibility = 'public' and f.status in ('active','ended')))
-      order by a.earned_at desc
-      limit ?`,
-    [lang, limit],
-  );
 }

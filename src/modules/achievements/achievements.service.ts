@@ -8,6 +8,7 @@ import { canRead, findById } from '../fundraisers';
 import { findProfile, type ProfileRow } from '../idp';
 import { achievementLabel, type AchievementKind, type AchievementLang } from './achievements.labels';
 import { accountVisible, achievementsOpenTo, cardOpenTo, seesHidden } from './achievements.policy';
+import { recentPublic } from './achievements.reads';
 import * as repo from './achievements.repo';
 
 /** 12 random bytes: a 16-character code nobody can guess or derive from the user or the kind. */
@@ -92,9 +93,9 @@ export async function readCard(ctx: AppContext, actor: Actor | null, code: strin
 export const cardPageUrl = (ctx: Pick<AppContext, 'config'>, code: string): string =>
   `${ctx.config.SITE_URL}/cards/${encodeURIComponent(code)}`;
 
-/** Home-feed items: the newest achievements the public may see (see repo.recentPublic). */
+/** Home-feed items: the newest achievements the public may see (see achievements.reads.ts). */
 export async function recentAchievements(db: Db, lang: AchievementLang, limit: number) {
-  const rows = await repo.recentPublic(db, lang, limit);
+  const rows = await recentPublic(db, lang, limit);
   return rows.map((r) => ({
     kind: 'achievement' as const,
     at: new Date(r.at).toISOString(),

@@ -3,13 +3,14 @@ import type { AppContext } from '../../context';
 import { sha256Hex } from '../../infra/hash';
 import { recentAchievements } from '../achievements';
 import type { Lang } from '../fundraisers';
+import * as reads from './activity.reads';
 import * as repo from './activity.repo';
 import type { ActivityItem } from './activity.schemas';
 
 /** The spec's home-activity cache: 15 s, on the server as in shared caches. */
 export const HOME_ACTIVITY_TTL_SECONDS = 15;
 
-const named = (r: repo.Named) => ({ id: r.fundraiser_id, title: r.title, slug: r.slug });
+const named = (r: reads.Named) => ({ id: r.fundraiser_id, title: r.title, slug: r.slug });
 const iso = (d: Date) => new Date(d).toISOString();
 
 /**
@@ -22,11 +23,11 @@ export async function homeActivity(ctx: AppContext, lang: Lang, limit: number): 
   return ctx.cache.wrap(`activity:home:${lang}:${limit}`, HOME_ACTIVITY_TTL_SECONDS, async () => {
     const db = ctx.db;
     const [gifts, clicks, views, viewing, submitted, achievements] = await Promise.all([
-      repo.recentGifts(db, lang, limit),
-      repo.recentClicks(db, lang, limit),
-      repo.recentReferralViews(db, lang, limit),
-      repo.viewingNow(db, lang, limit),
-      repo.recentSubmissions(db, limit),
+      reads.recentGifts(db, lang, limit),
+      reads.recentClicks(db, lang, limit),
+      reads.recentReferralViews(db, lang, limit),
+      reads.viewingNow(db, lang, limit),
+      reads.recentSubmissions(db, limit),
       recentAchievements(db, lang, limit),
     ]);
     const items: ActivityItem[] = [

@@ -1,5 +1,5 @@
 import { defineRoutes, route } from '../../http/define-routes';
-import * as repo from './ambassadors.repo';
+import * as reads from './ambassadors.reads';
 import { applicationBody, applicationResponse, impactQuery, impactResponse, listQuery, listResponse } from './ambassadors.schemas';
 import * as service from './ambassadors.service';
 
@@ -20,7 +20,7 @@ export default defineRoutes(
       query: listQuery,
       response: listResponse,
       handler: async ({ db, query }) => {
-        const { rows, total } = await repo.page(db, query.limit, query.offset);
+        const { rows, total } = await reads.page(db, query.limit, query.offset);
         return { data: rows, pagination: { limit: query.limit, offset: query.offset, total } };
       },
     }),

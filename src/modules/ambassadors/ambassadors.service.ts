@@ -3,6 +3,7 @@ import type { Actor } from '../../http/actor';
 import { badRequest } from '../../http/errors';
 import { plainText } from '../../infra/plain-text';
 import { drivenTotals } from '../referrals';
+import { withMoney } from './ambassadors.reads';
 import * as repo from './ambassadors.repo';
 import { IMPACT_RAIL_MAX } from './ambassadors.schemas';
 import type { z } from 'zod';
@@ -10,7 +11,7 @@ import type { applicationBody } from './ambassadors.schemas';
 
 /** The impact rail: at most 100 ambassadors, largest impact (raised + given + driven) first. */
 export async function impactRail(ctx: AppContext) {
-  const rows = await repo.withMoney(ctx.db);
+  const rows = await withMoney(ctx.db);
   const driven = await drivenTotals(ctx.db, { userIds: rows.map((r) => r.id) });
   const ranked = rows
     .map((r) => {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ACTIVE_KEY_OWNERS } from './api-keys.reads';
 
 export interface ApiKeyRow {
   id: string;
@@ -60,9 +61,9 @@ export interface KeyOwner {
 export async function useKey(db: Knex, keyHash: string): Promise<KeyOwner | undefined> {
   const r = await db.raw(
     `update api_keys k set last_used_at = now()
-       from users u
+       from (${ACTIVE_KEY_OWNERS}) u
       where k.key_hash = ? and u.id = k.user_id
-        and k.revoked_at is null and k.expires_at > now() and u.status = 'active'
+        and k.revoked_at is null and k.expires_at > now()
       returning k.id as key_id, u.id as user_id, u.email, u.roles, u.email_verified`,
     [keyHash],
   );

@@ -2,9 +2,10 @@ import { on, type Subscriber } from '../../events';
 import type { Locale } from '../../integrations/mail';
 import { escapeHtml } from '../../integrations/mail/templates';
 import { isBlocked } from '../blocks';
+import { findById } from '../fundraisers';
 import { notify, recipientLocale } from '../notifications';
 import { organizationHolderUserId } from '../organizations';
-import * as repo from './comments.repo';
+import { findOne } from './comments.reads';
 
 interface Words {
   title: string;
@@ -42,11 +43,11 @@ export const commentSubscribers: Subscriber[] = [
   // gifts) and, on a reply, to the parent comment's author; never to the commenter, once each,
   // and not to a parent author who blocked the commenter (they no longer see their comments).
   on('comment.created', 'comments.comment_received', async (ctx, p, trx) => {
-    const c = await repo.findOne(trx, p.comment_id, null);
-    const campaign = await repo.campaignBrief(trx, p.fundraiser_id);
+    const c = await findOne(trx, p.comment_id, null);
+    const campaign = await findById(trx, p.fundraiser_id);
     if (!c || !campaign || campaign.deleted_at) return;
     const holder = (campaign.org_id && (await organizationHolderUserId(trx, campaign.org_id))) || campaign.owner_user_id;
-    const parent = p.parent_id ? await repo.findOne(trx, p.parent_id, null) : undefined;
+    const parent = p.parent_id ? await findOne(trx, p.parent_id, null) : undefined;
     const recipients: Array<{ user_id: string; reply: boolean }> = [];
     if (parent && parent.user_id !== p.author_user_id && !(await isBlocked(trx, parent.user_id, p.author_user_id))) {
       recipients.push({ user_id: parent.user_id, reply: true });

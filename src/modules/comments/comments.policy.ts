@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { ApiError } from '../../http/errors';
 import { policyResult, type SignedInPolicy } from '../../http/policy-result';
-import type { CommentRow } from './comments.repo';
+import type { CommentRow } from './comments.reads';
 import { visibleComment } from './comments.service';
 
 const authored = policyResult<CommentRow>('authorOfComment');

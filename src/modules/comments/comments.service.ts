@@ -6,8 +6,9 @@ import { requireVerifiedEmail } from '../../http/verified-email';
 import { blockedIds, isBlocked } from '../blocks';
 import { plainText } from '../../infra/plain-text';
 import { canRead, findById, readable } from '../fundraisers';
+import * as reads from './comments.reads';
+import type { CommentRow } from './comments.reads';
 import * as repo from './comments.repo';
-import type { CommentRow } from './comments.repo';
 
 export function toComment(r: CommentRow) {
   return {
@@ -29,8 +30,8 @@ export async function listComments(ctx: AppContext, actor: Actor | null, fundrai
   const viewer = actor?.userId ?? null;
   // A blocker no longer sees the comments of the users they blocked.
   const hidden = viewer ? await blockedIds(ctx.db, viewer) : [];
-  const { rows, total } = await repo.listTopLevel(ctx.db, fundraiserId, viewer, limit, offset, hidden);
-  const replies = await repo.repliesOf(ctx.db, rows.map((r) => r.id), viewer, hidden);
+  const { rows, total } = await reads.listTopLevel(ctx.db, fundraiserId, viewer, limit, offset, hidden);
+  const replies = await reads.repliesOf(ctx.db, rows.map((r) => r.id), viewer, hidden);
   const byParent = new Map<string, ReturnType<typeof toComment>[]>();
   for (const r of replies) {
     const list = byParent.get(r.parent_id!) ?? [];
@@ -71,7 +72,7 @@ export async function createComment(
   }
   let parentId: string | null = null;
   if (input.parent_id) {
-    const parent = await repo.findOne(ctx.db, input.parent_id, null);
+    const parent = await reads.findOne(ctx.db, input.parent_id, null);
     if (!parent || parent.fundraiser_id !== f.id) {
       throw new ApiError(400, 'Validation failed', 'body.parent_id: no such comment on this campaign', {
         details: [{ path: 'body.parent_id', message: 'no such comment on this campaign' }],
@@ -86,12 +87,12 @@ export async function createComment(
     await emit(trx, 'comment.created', { comment_id: newId, fundraiser_id: f.id, author_user_id: actor.userId, parent_id: parentId, created_at: new Date().toISOString() });
     return newId;
   });
-  return toComment((await repo.findOne(ctx.db, id, actor.userId))!);
+  return toComment((await reads.findOne(ctx.db, id, actor.userId))!);
 }
 
 /** A visible comment on a campaign the caller may read, else 404. */
 export async function visibleComment(ctx: AppContext, actor: Actor, id: string): Promise<CommentRow> {
-  const c = await repo.findOne(ctx.db, id, actor.userId);
+  const c = await reads.findOne(ctx.db, id, actor.userId);
   if (!c) throw notFound('Comment');
   const f = await findById(ctx.db, c.fundraiser_id);
   if (!f || !canRead(f, actor)) throw notFound('Comment');

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import type { Lang } from '../fundraisers';
 import { toCard } from './card';
 import { parseQ } from './discovery.params';
-import * as repo from './discovery.repo';
+import * as reads from './discovery.reads';
 import { boundedSearch } from './search-limit';
 
 export type FundraiserCard = ReturnType<typeof toCard>;
@@ -20,7 +20,7 @@ export async function searchCampaigns(
 ): Promise<{ data: FundraiserCard[]; total: number }> {
   const q = parseQ(opts.q);
   if (!q) return { data: [], total: 0 };
-  const filter: repo.ListFilter = {
+  const filter: reads.ListFilter = {
     status: 'all',
     categoryIds: null,
     q,
@@ -31,6 +31,6 @@ export async function searchCampaigns(
     offset: opts.offset,
     near: null,
   };
-  const { rows, total } = await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter));
+  const { rows, total } = await boundedSearch(ctx, res, (trx) => reads.listCards(trx, filter));
   return { data: rows.map(toCard), total };
 }

@@ -1,5 +1,5 @@
 import { percentageFunded } from '../fundraisers';
-import type { CardRow } from './discovery.repo';
+import type { CardRow } from './discovery.reads';
 
 /** A FundraiserCard: the list read's shape, also used by /search's campaigns. */
 export function toCard(r: CardRow) {

@@ -4,6 +4,7 @@ import type { ReadOutcome } from '../../http/read-cache';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
 import * as params from './discovery.params';
+import * as reads from './discovery.reads';
 import * as repo from './discovery.repo';
 import { LIST_POLICY, listBody } from './list-body';
 import {
@@ -45,7 +46,7 @@ export default defineRoutes(
         const near = params.parseNear(req.query.near);
         const status = params.parseStatus(query.status);
         const categoryValue = params.first(query.category)?.trim();
-        const filter: Omit<repo.ListFilter, 'categoryIds'> = {
+        const filter: Omit<reads.ListFilter, 'categoryIds'> = {
           status,
           q: params.parseQ(query.q),
           projects: params.parseProjects(query.projects),
@@ -77,7 +78,7 @@ export default defineRoutes(
       response: citiesResponse,
       handler: async ({ req, res, ctx }) => {
         const compute = async (): Promise<ReadOutcome> => ({
-          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => repo.cityRows(ctx.db)) }, null),
+          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => reads.cityRows(ctx.db)) }, null),
           cacheable: true,
           fundraiserId: null,
         });

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { AppContext } from '../../context';
 import { PUBLIC_READ_MAX_AGE, type CachePolicy } from '../../http/caching';
 import { toCard } from './card';
-import * as repo from './discovery.repo';
+import * as reads from './discovery.reads';
 import { atLeastPage, listTotalKey } from './list-cache';
 import { boundedSearch } from './search-limit';
 
@@ -12,7 +12,7 @@ const TOTAL_TTL_SECONDS = 30;
 export const LIST_POLICY: CachePolicy = { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE, vary: ['Accept-Language'] };
 
 /** The body of GET /fundraisers for a parsed filter (a page of cards and its total). */
-export async function listBody(ctx: AppContext, res: Response, filter: repo.ListFilter) {
+export async function listBody(ctx: AppContext, res: Response, filter: reads.ListFilter) {
   const pagination = { limit: filter.limit, offset: filter.offset };
   // An unknown category matches nothing (not an error: the list ignores what it cannot use).
   if (filter.categoryIds && filter.categoryIds.length === 0) return { data: [], pagination: { ...pagination, total: 0 } };
@@ -27,8 +27,8 @@ export async function listBody(ctx: AppContext, res: Response, filter: repo.List
   // search's concurrency gate and statement timeout, so a burst of them cannot starve the rest.
   const expensive = Boolean(filter.q) || filter.sort === 'raised' || Boolean(filter.near);
   const { rows, total } = expensive
-    ? await boundedSearch(ctx, res, (trx) => repo.listCards(trx, filter, filter.q ? undefined : { knownTotal }))
-    : await repo.listCards(ctx.db, filter, { knownTotal });
+    ? await boundedSearch(ctx, res, (trx) => reads.listCards(trx, filter, filter.q ? undefined : { knownTotal }))
+    : await reads.listCards(ctx.db, filter, { knownTotal });
   if (broad && knownTotal === undefined) await ctx.cache.set(key, total, TOTAL_TTL_SECONDS);
   return { data: rows.map(toCard), pagination: { ...pagination, total: atLeastPage(total, filter.offset, rows.length) } };
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { ApiError } from '../../http/errors';
 import { appSecret, sign, verify } from '../../infra/signed-token';
-import type { FeedKey } from './feed.repo';
+import type { FeedKey } from './feed.updates.reads';
 
 const SECRET = 'campaign_updates_cursor_secret';
 const PURPOSE = 'campaign-updates-cursor';

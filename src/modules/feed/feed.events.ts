@@ -2,7 +2,8 @@ import { on, type Subscriber } from '../../events';
 import { escapeHtml } from '../../integrations/mail/templates';
 import type { Locale } from '../../integrations/mail';
 import { notify, recipientLocale } from '../notifications';
-import * as repo from './feed.repo';
+import { recipients } from './feed.connections.reads';
+import { updateBrief } from './feed.updates.reads';
 
 type Words = { title: string; label: string; titled: (c: string, t: string) => string; untitled: (c: string) => string };
 
@@ -17,11 +18,11 @@ export const feedSubscribers: Subscriber[] = [
   // The update already reaches connected feeds by the feed's own query; this adds the notification,
   // once per update and recipient.
   on('update.posted', 'feed.campaign_update', async (ctx, p, trx) => {
-    const u = await repo.updateBrief(trx, p.update_id);
+    const u = await updateBrief(trx, p.update_id);
     if (!u) return;
     const campaign_url = `${ctx.config.SITE_URL}/fundraisers/${encodeURIComponent(u.slug)}`;
     const action_url = `${campaign_url}?update=${encodeURIComponent(u.id)}`;
-    for (const userId of await repo.recipients(trx, p.update_id)) {
+    for (const userId of await recipients(trx, p.update_id)) {
       const w = CAMPAIGN_UPDATE[await recipientLocale(trx, userId)];
       const campaign = `<a href="${escapeHtml(campaign_url)}">${escapeHtml(u.fundraiser_title)}</a>`;
       await notify(trx, {

@@ -2,7 +2,8 @@ import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
 import { mintCursor, readCursor } from './feed.cursor';
 import * as repo from './feed.repo';
-import type { FeedRow } from './feed.repo';
+import * as reads from './feed.updates.reads';
+import type { FeedRow } from './feed.updates.reads';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -35,8 +36,8 @@ export async function feedPage(ctx: AppContext, userId: string, q: { limit: numb
   const after = q.cursor ? await readCursor(ctx.db, userId, q.cursor) : null;
   // One row beyond the page says whether a next page exists.
   const [rows, unread_count] = await Promise.all([
-    repo.page(ctx.db, userId, q.limit + 1, after, q.lang ?? null),
-    repo.unreadCount(ctx.db, userId),
+    reads.page(ctx.db, userId, q.limit + 1, after, q.lang ?? null),
+    reads.unreadCount(ctx.db, userId),
   ]);
   const more = rows.length > q.limit;
   const items = rows.slice(0, q.limit);
@@ -46,16 +47,16 @@ export async function feedPage(ctx: AppContext, userId: string, q: { limit: numb
 }
 
 export async function readOne(ctx: AppContext, userId: string, updateId: string) {
-  const hit = await repo.inFeed(ctx.db, userId, updateId);
+  const hit = await reads.inFeed(ctx.db, userId, updateId);
   if (!hit) throw new ApiError(404, 'Not found', 'Update not found');
   const before = new Date(hit.created_at) < new Date(hit.since);
   const updated = before ? 0 : await repo.markRead(ctx.db, userId, updateId);
-  return { success: true, updated, unread_count: await repo.unreadCount(ctx.db, userId) };
+  return { success: true, updated, unread_count: await reads.unreadCount(ctx.db, userId) };
 }
 
 export async function readAll(ctx: AppContext, userId: string, until: string | null) {
   const updated = await repo.markAllRead(ctx.db, userId, until);
-  return { success: true, updated, unread_count: await repo.unreadCount(ctx.db, userId) };
+  return { success: true, updated, unread_count: await reads.unreadCount(ctx.db, userId) };
 }
 
 /**
@@ -63,5 +64,5 @@ export async function readAll(ctx: AppContext, userId: string, until: string | n
  * make the count fail and see the notifications list answer null for it.
  */
 export const campaignUpdatesFeed = {
-  unreadCount: (ctx: AppContext, userId: string): Promise<number> => repo.unreadCount(ctx.db, userId),
+  unreadCount: (ctx: AppContext, userId: string): Promise<number> => reads.unreadCount(ctx.db, userId),
 };

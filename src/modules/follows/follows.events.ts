@@ -3,6 +3,7 @@ import { escapeHtml } from '../../integrations/mail/templates';
 import type { Locale } from '../../integrations/mail';
 import { notify, recipientLocale } from '../notifications';
 import * as repo from './follows.repo';
+import { activeUser } from './follows.service';
 
 const NEW_FOLLOWER: Record<Locale, { title: string; label: string; body: (name: string) => string; someone: string }> = {
   en: { title: 'New follower', label: 'View profile', body: (n) => `${n} started following you.`, someone: 'Someone' },
@@ -15,7 +16,7 @@ export const followSubscribers: Subscriber[] = [
   // Once per follower and followed user: unfollowing and following again notifies nobody twice.
   on('follow.created', 'follows.new_follower', async (ctx, p, trx) => {
     if (p.following_type !== 'user') return;
-    const follower = await repo.activeUser(trx, p.follower_id);
+    const follower = await activeUser(trx, p.follower_id);
     if (!follower) return;
     const locale = await recipientLocale(trx, p.following_id);
     const w = NEW_FOLLOWER[locale];

@@ -49,9 +49,3 @@ export async function list(db: Q, followerId: string, limit: number, offset: num
   ]);
   return { rows: rows as FollowRow[], total: Number(count[0]?.n ?? 0) };
 }
-
-// A small read of the identity tables: whether the account to follow exists (organizations: their module's index).
-
-export async function activeUser(db: Q, id: string): Promise<{ id: string; name: string | null; profile_slug: string | null } | undefined> {
-  return db('users').where({ id, status: 'active' }).first('id', 'name', 'profile_slug');
-}

@@ -1,17 +1,26 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
+import type { Db } from '../../db/knex';
 import { emit } from '../../events';
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { isBlocked } from '../blocks';
+import { findProfile } from '../idp';
 import { organizationExists } from '../organizations';
 import * as repo from './follows.repo';
 import type { FollowingType } from './follows.repo';
 import { toFollow } from './follows.schemas';
 
+/** A user account while it is active (the one to follow, or who followed); identity's profile read. */
+export async function activeUser(db: Db | Knex.Transaction, id: string) {
+  const user = await findProfile(db, id);
+  return user?.status === 'active' ? user : undefined;
+}
+
 /** Answers the follow and whether this call started it (201) or it was already active (200). */
 export async function follow(ctx: AppContext, followerId: string, type: FollowingType, targetId: string) {
   if (type === 'user') {
     if (targetId === followerId) throw badRequest('You cannot follow yourself');
-    if (!(await repo.activeUser(ctx.db, targetId))) throw notFound('User');
+    if (!(await activeUser(ctx.db, targetId))) throw notFound('User');
     if (await isBlocked(ctx.db, targetId, followerId)) {
       throw new ApiError(403, 'Forbidden', 'This user does not accept you as a follower', { code: 'BLOCKED' });
     }

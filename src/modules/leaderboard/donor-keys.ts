@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { donorKeySecretRow } from './leaderboard.reads';
 
 type Q = Db | Knex.Transaction;
 export type DonorKind = 'guest' | 'anon';
@@ -15,7 +16,7 @@ export type DonorKind = 'guest' | 'anon';
 let secret: Promise<string> | null = null;
 
 function donorKeySecret(db: Q): Promise<string> {
-  secret ??= Promise.resolve(db('app_secrets').where({ name: 'donor_key_secret' }).first('value')).then((r) => {
+  secret ??= donorKeySecretRow(db).then((r) => {
     if (!r) {
       secret = null;
       throw new Error('donor_key_secret is missing (run the migrations)');

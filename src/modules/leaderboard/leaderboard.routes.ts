@@ -1,7 +1,7 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
 import { identityOf } from './donor-keys';
-import * as pages from './pages.repo';
+import * as pages from './leaderboard.pages.reads';
 import { donorAnswer, donorParams, leaderboardAnswer, leaderboardQuery, topCreatorsAnswer, topCreatorsQuery } from './leaderboard.schemas';
 import { leaderboard, REFRESH_AFTER_S } from './leaderboard.service';
 

@@ -4,8 +4,10 @@ import type { Actor } from '../../http/actor';
 import { enqueue } from '../../infra/jobs';
 import { findProfile } from '../idp';
 import { drivenTotals } from '../referrals';
+import type { Audience, Period } from './leaderboard.periods';
+import * as reads from './leaderboard.reads';
+import type { EntryRow } from './leaderboard.reads';
 import * as repo from './leaderboard.repo';
-import type { Audience, EntryRow, Period } from './leaderboard.repo';
 
 export const REFRESH_QUEUE = 'leaderboard.refresh';
 /** How stale the ranking may grow before a read asks the worker to rebuild it. */
@@ -71,7 +73,7 @@ function toRow(e: EntryRow) {
 
 /** The caller's standing: their ranked row, or rank null with zeros when they are not ranked (nothing yet, or a private profile). */
 async function me(db: Db, actor: Actor, period: Period, audience: Audience) {
-  const row = await repo.standing(db, actor.userId, period, audience);
+  const row = await reads.standing(db, actor.userId, period, audience);
   if (row) return toRow(row);
   const p = await findProfile(db, actor.userId);
   return {
@@ -92,6 +94,6 @@ export async function leaderboard(
   f: { period: Period; audience: Audience; q: string | null; limit: number; offset: number },
 ) {
   await ensureRanking(ctx);
-  const [{ rows, total }, mine] = await Promise.all([repo.page(ctx.db, f), actor ? me(ctx.db, actor, f.period, f.audience) : null]);
+  const [{ rows, total }, mine] = await Promise.all([reads.page(ctx.db, f), actor ? me(ctx.db, actor, f.period, f.audience) : null]);
   return { data: rows.map(toRow), pagination: { limit: f.limit, offset: f.offset, total }, me: mine };
 }

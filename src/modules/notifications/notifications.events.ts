@@ -1,7 +1,12 @@
+import type { Knex } from 'knex';
 import { on, type Subscriber } from '../../events';
+import { findById } from '../fundraisers';
 import { donationReceivedCopy, goalReachedCopy, payoutPaidCopy } from './notifications.copy';
-import { fundraiserBrief } from './notifications.repo';
+import { isUuid } from './notifications.reads';
 import { notify, recipientLocale } from './notifications.service';
+
+/** The campaign a notification names; none for a malformed id (a payload is data, not a given). */
+const fundraiserBrief = async (trx: Knex.Transaction, id: string) => (isUuid(id) ? findById(trx, id) : undefined);
 
 // Each subscriber runs once per event; the dedupe key keeps a retried job from doubling a notification anyway.
 export const notificationSubscribers: Subscriber[] = [

@@ -68,20 +68,3 @@ export async function archive(db: Q, userId: string, ids: string[]): Promise<num
 export async function remove(db: Q, userId: string, ids: string[]): Promise<number> {
   return db('notifications').where({ user_id: userId }).whereIn('id', ids).delete();
 }
-
-// Small reads of other modules' tables for the wording of a notification (acceptable until
-// identity and fundraisers export readers for them).
-
-const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
-
-/** undefined when there is no such user (a malformed id included: an event's payload is data, not a given). */
-export async function userLocale(db: Q, userId: string): Promise<string | null | undefined> {
-  if (!isUuid(userId)) return undefined;
-  const row = await db('users').where({ id: userId }).first('locale');
-  return row ? (row.locale as string | null) : undefined;
-}
-
-export async function fundraiserBrief(db: Q, id: string): Promise<{ id: string; title: string; slug: string } | undefined> {
-  if (!isUuid(id)) return undefined;
-  return db('fundraisers').where({ id }).first('id', 'title', 'slug');
-}

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import { enqueue } from '../../infra/jobs';
 import { toLocale, type Locale } from '../../integrations/mail';
 import type { NotificationType } from './notification-types';
+import { userLocale } from './notifications.reads';
 import * as repo from './notifications.repo';
 
 export type NotificationPriority = 'low' | 'normal' | 'high';
@@ -33,7 +34,7 @@ export interface NotifyInput {
  * new id, or null when the fact was already notified or the recipient no longer exists.
  */
 export async function notify(trx: Knex.Transaction, n: NotifyInput): Promise<string | null> {
-  if ((await repo.userLocale(trx, n.user_id)) === undefined) return null;
+  if ((await userLocale(trx, n.user_id)) === undefined) return null;
   const id = await repo.insertOnce(trx, {
     user_id: n.user_id,
     type: n.type,
@@ -54,7 +55,7 @@ export async function notify(trx: Knex.Transaction, n: NotifyInput): Promise<str
 
 /** The recipient's locale (users.locale), English when unknown. */
 export async function recipientLocale(trx: Knex.Transaction, userId: string): Promise<Locale> {
-  return toLocale((await repo.userLocale(trx, userId)) ?? null);
+  return toLocale((await userLocale(trx, userId)) ?? null);
 }
 
 /**

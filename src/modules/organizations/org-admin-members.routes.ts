@@ -4,6 +4,7 @@ import { defineLimiter, fixed, MINUTE } from '../../http/rate-limits';
 import { ApiError } from '../../http/errors';
 import { readDocument } from './documents.storage';
 import { orgAccess, orgPermission } from './organizations.policy';
+import * as people from './organizations.members.reads';
 import * as repo from './organizations.repo';
 import {
   addMemberBody,
@@ -56,7 +57,7 @@ export default defineRoutes(
       handler: async ({ req, db, query }) => {
         const q = query.q?.trim() ?? '';
         if (q.length < 2) return { data: [] };
-        const rows = await repo.searchUsers(db, orgAccess(req).org.id, q, 20);
+        const rows = await people.searchUsers(db, orgAccess(req).org.id, q, 20);
         return { data: rows.map((r: any) => ({ id: r.id, name: r.name ?? null, avatar: r.avatar ?? null, profile_slug: r.profile_slug ?? null, role: r.role ?? null })) };
       },
     }),
@@ -72,7 +73,7 @@ export default defineRoutes(
       response: paged(member),
       errors: [404],
       handler: async ({ req, db, query }) => {
-        const { rows, total } = await repo.members(db, orgAccess(req).org.id, query.limit, query.offset);
+        const { rows, total } = await people.members(db, orgAccess(req).org.id, query.limit, query.offset);
         return { data: rows.map(memberCard), pagination: page(query.limit, query.offset, total) };
       },
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
-import * as reads from './org-reads.repo';
+import * as reads from './organizations.campaigns.reads';
 import { orgAccess, orgPermission } from './organizations.policy';
 import * as repo from './organizations.repo';
 import {

@@ -21,7 +21,7 @@ export const ORG_COLS = ['id', 'slug', 'name', 'description', 'website', 'logo',
 const cols = (alias: string) => ORG_COLS.map((c) => `${alias}.${c}`);
 
 /** `%`, `_` and `\` taken literally in an ILIKE pattern. */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // ---- organizations ----
 
@@ -118,29 +118,6 @@ export async function lockMembers(trx: Knex.Transaction, orgId: string): Promise
   return trx('org_members').where({ org_id: orgId }).forUpdate().select('user_id', 'role');
 }
 
-const MEMBER_CARD = ['u.id', 'u.name', 'u.avatar', 'u.profile_slug'];
-
-/** Members, for org admin; `publicOnly` (the public read) leaves out private profiles and inactive accounts. */
-export async function members(db: Q, orgId: string, limit: number, offset: number, opts: { publicOnly?: boolean } = {}) {
-  const base = db('org_members as m').join('users as u', 'u.id', 'm.user_id').where('m.org_id', orgId);
-  if (opts.publicOnly) base.where({ 'u.profile_private': false, 'u.status': 'active' });
-  const [{ n }] = await base.clone().count<{ n: string }[]>({ n: '*' });
-  const rows = await base
-    // Owners first, then admins, then viewers; oldest membership first within a role.
-    .orderByRaw(`case m.role when 'org_owner' then 0 when 'org_admin' then 1 else 2 end, m.created_at, m.user_id`)
-    .limit(limit)
-    .offset(offset)
-    .select([...MEMBER_CARD, 'm.role', 'm.created_at as joined_at']);
-  return { rows, total: Number(n) };
-}
-
-export async function member(db: Q, orgId: string, userId: string) {
-  return db('org_members as m')
-    .join('users as u', 'u.id', 'm.user_id')
-    .where({ 'm.org_id': orgId, 'm.user_id': userId })
-    .first([...MEMBER_CARD, 'm.role', 'm.created_at as joined_at']);
-}
-
 /** Memberships of a user with the organizations' rows (accounts the user may manage, campaign creation). */
 export async function membershipsOf(db: Q, userId: string): Promise<Array<{ org_id: string; role: OrgRole }>> {
   return db('org_members').where({ user_id: userId }).select('org_id', 'role');
@@ -150,37 +127,6 @@ export async function membershipsOf(db: Q, userId: string): Promise<Array<{ org_
 export async function firstOwner(db: Q, orgId: string): Promise<string | null> {
   const r = await db('org_members').where({ org_id: orgId, role: 'org_owner' }).orderBy([{ column: 'created_at' }, { column: 'user_id' }]).first('user_id');
   return r?.user_id ?? null;
-}
-
-// ---- users (member lookup) ----
-
-/** An active account by id or exact (case-insensitive) email. */
-export async function activeUser(db: Q, by: { id?: string; email?: string }) {
-  const q = db('users').where({ status: 'active' });
-  if (by.id) q.where({ id: by.id });
-  else q.whereRaw('lower(email) = lower(?)', [by.email ?? '']);
-  return q.first('id', 'name', 'avatar', 'profile_slug');
-}
-
-/**
- * Member lookup: an exact email, or a name / profile-slug match among public, active profiles
- * (so the lookup never confirms a private profile's name), with each one's role here if any.
- */
-export async function searchUsers(db: Q, orgId: string, q: string, limit: number) {
-  const pattern = `%${likeEscape(q)}%`;
-  return db('users as u')
-    .leftJoin('org_members as m', function join() {
-      this.on('m.user_id', 'u.id').andOnVal('m.org_id', orgId);
-    })
-    .where('u.status', 'active')
-    .where((w) =>
-      w
-        .whereRaw('lower(u.email) = lower(?)', [q])
-        .orWhere((p) => p.where('u.profile_private', false).where((n) => n.whereILike('u.name', pattern).orWhereILike('u.profile_slug', pattern))),
-    )
-    .orderByRaw('(lower(u.email) = lower(?)) desc, lower(u.name), u.id', [q])
-    .limit(limit)
-    .select([...MEMBER_CARD, 'm.role']);
 }
 
 // ---- documents ----

@@ -2,8 +2,9 @@ import { defineRoutes, route } from '../../http/define-routes';
 import { defineLimiter, fixed, HOUR } from '../../http/rate-limits';
 import { ApiError } from '../../http/errors';
 import { readDocument } from './documents.storage';
-import * as reads from './org-reads.repo';
+import * as reads from './organizations.campaigns.reads';
 import { requireOrganization } from './organizations.policy';
+import * as people from './organizations.members.reads';
 import * as repo from './organizations.repo';
 import {
   createOrgBody,
@@ -106,7 +107,7 @@ export default defineRoutes(
       errors: [404],
       handler: async ({ db, params, query }) => {
         const org = await requireOrganization(db, params.idOrSlug);
-        const { rows, total } = await repo.members(db, org.id, query.limit, query.offset, { publicOnly: true });
+        const { rows, total } = await people.members(db, org.id, query.limit, query.offset, { publicOnly: true });
         return { data: rows.map(memberCard), pagination: page(query.limit, query.offset, total) };
       },
     }),

@@ -10,6 +10,7 @@ import { plainText } from '../../infra/plain-text';
 import { DOCUMENT_MAX_BYTES, documentKey, putDocument, removeDocument } from './documents.storage';
 import type { OrgAccess } from './organizations.policy';
 import { orgNotFound, requireOrgPermissionById } from './organizations.policy';
+import * as people from './organizations.members.reads';
 import * as repo from './organizations.repo';
 import type { OrgRow } from './organizations.repo';
 import { UUID_RE, type CreateOrgBody, type SettingsBody } from './organizations.schemas';
@@ -125,11 +126,11 @@ const lastOwner = () => new ApiError(409, 'Conflict', 'An organization keeps at 
 
 export async function addMember(ctx: AppContext, a: OrgAccess, body: { email?: string; user_id?: string; role: OrgRole }) {
   requireGrant(a, body.role);
-  const user = await repo.activeUser(ctx.db, body.user_id ? { id: body.user_id } : { email: body.email });
+  const user = await people.activeUser(ctx.db, body.user_id ? { id: body.user_id } : { email: body.email });
   if (!user) throw new ApiError(404, 'Not found', 'User not found');
   const added = await repo.insertMember(ctx.db, { org_id: a.org.id, user_id: user.id, role: body.role, added_by: a.actor.userId });
   if (!added) throw new ApiError(409, 'Conflict', 'Already a member; change the role with PATCH', { code: 'ALREADY_MEMBER' });
-  return memberCard(await repo.member(ctx.db, a.org.id, user.id));
+  return memberCard(await people.member(ctx.db, a.org.id, user.id));
 }
 
 /**
@@ -148,7 +149,7 @@ export async function changeMember(ctx: AppContext, a: OrgAccess, userId: string
     if (role) await repo.setRole(trx, a.org.id, userId, role);
     else await repo.deleteMember(trx, a.org.id, userId);
   });
-  return role ? memberCard(await repo.member(ctx.db, a.org.id, userId)) : undefined;
+  return role ? memberCard(await people.member(ctx.db, a.org.id, userId)) : undefined;
 }
 
 // ---- children ----

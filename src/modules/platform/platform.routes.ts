@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
-import * as repo from './platform.repo';
+import * as reads from './platform.reads';
 
 const numbers = z
   .object({
@@ -21,7 +21,7 @@ export default defineRoutes('', [
     auth: 'none',
     limiters: ['public'],
     response: numbers.omit({ computed_at: true }),
-    handler: async ({ db }) => repo.platformCounts(db),
+    handler: async ({ db }) => reads.platformCounts(db),
   }),
   route({
     method: 'get',
@@ -32,7 +32,7 @@ export default defineRoutes('', [
     response: numbers,
     handler: async ({ ctx }) =>
       ctx.cache.wrap('platform:numbers', 300, async () => ({
-        ...(await repo.platformCounts(ctx.db)),
+        ...(await reads.platformCounts(ctx.db)),
         computed_at: new Date().toISOString(),
       })),
   }),

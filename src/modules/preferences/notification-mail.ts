@@ -5,7 +5,7 @@ import { plainText } from '../../infra/plain-text';
 import { findNotification, type NotificationCatalog } from '../notifications';
 import { emailEnabled } from './preferences.service';
 import { MAIL_WORDS } from './preferences.types';
-import * as repo from './preferences.repo';
+import * as reads from './preferences.reads';
 import { mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.tokens';
 
 /**
@@ -17,7 +17,7 @@ import { mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.tokens';
 export async function sendNotificationMail(ctx: AppContext, types: NotificationCatalog, payload: Record<string, unknown>, trx: Knex.Transaction): Promise<void> {
   const n = await findNotification(trx, String(payload.notification_id ?? ''));
   if (!n) return;
-  const user = await repo.recipient(trx, n.user_id);
+  const user = await reads.recipient(trx, n.user_id);
   if (!user || user.status !== 'active' || !user.email_verified) return;
   if (!(await emailEnabled(trx, types, user.id, n.type))) return;
   const locale = toLocale(user.locale);

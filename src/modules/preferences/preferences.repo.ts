@@ -17,21 +17,3 @@ export async function merge(db: Q, userId: string, changes: Record<string, boole
     [userId, JSON.stringify(changes)],
   );
 }
-
-// Small reads of the identity table: the recipient of a mail, the owner of an address.
-
-export interface Recipient {
-  id: string;
-  email: string;
-  locale: string | null;
-  status: string;
-  email_verified: boolean;
-}
-
-export async function recipient(db: Q, userId: string): Promise<Recipient | undefined> {
-  return db('users').where({ id: userId }).first('id', 'email', 'locale', 'status', 'email_verified');
-}
-
-export async function userByEmail(db: Q, email: string): Promise<Recipient | undefined> {
-  return db('users').whereRaw('lower(email) = lower(?)', [email]).first('id', 'email', 'locale', 'status', 'email_verified');
-}

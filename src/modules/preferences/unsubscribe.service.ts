@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import type { NotificationCatalog } from '../notifications';
 import { queueComposedMail, toLocale } from '../../integrations/mail';
-import * as repo from './preferences.repo';
+import * as reads from './preferences.reads';
 import { setCategory, subscribedTo } from './preferences.service';
 import { REQUEST_MAIL, type UnsubscribeCategory } from './preferences.types';
 import { invalidToken, mintUnsubscribeToken, readUnsubscribeToken, unsubscribeUrl } from './unsubscribe.tokens';
@@ -15,7 +15,7 @@ export function emailHint(email: string): string {
 
 async function holder(ctx: AppContext, types: NotificationCatalog, token: unknown) {
   const t = await readUnsubscribeToken(ctx.db, types, token);
-  const user = await repo.recipient(ctx.db, t.userId);
+  const user = await reads.recipient(ctx.db, t.userId);
   // A token of a deleted account is as good as a forged one.
   if (!user) throw invalidToken();
   return { ...t, user };
@@ -37,7 +37,7 @@ export async function setSubscribed(ctx: AppContext, types: NotificationCatalog,
 }
 
 export async function requestLink(ctx: AppContext, email: string) {
-  const user = await repo.userByEmail(ctx.db, email);
+  const user = await reads.userByEmail(ctx.db, email);
   if (user) {
     const locale = toLocale(user.locale);
     const w = REQUEST_MAIL[locale];

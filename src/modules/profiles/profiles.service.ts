@@ -6,7 +6,7 @@ import { plainText } from '../../infra/plain-text';
 import { findProfile, slugHolder, updateProfile, type ProfilePatch, type ProfileRow } from '../idp';
 import { BADGE_LABELS, RESERVED_SLUGS } from './profiles.copy';
 import { isSelf, profileExistsFor, profileOpenTo } from './profiles.policy';
-import * as repo from './profiles.repo';
+import * as reads from './profiles.reads';
 import { AVATAR_MAX, BIO_MAX, NAME_MAX, SLUG_RE, type BadgeCode, type ProfileBody } from './profiles.schemas';
 
 const iso = (v: Date | string) => new Date(v).toISOString();
@@ -41,7 +41,7 @@ export async function readProfile(db: Db, actor: Actor | null, idOrSlug: string)
 export async function badges(db: Db, actor: Actor | null, idOrSlug: string, locale: Locale) {
   const p = await existing(db, actor, idOrSlug);
   if (!profileOpenTo(p, actor)) return { badges: [] };
-  const facts = await repo.badgeFacts(db, p.id);
+  const facts = await reads.badgeFacts(db, p.id);
   const earned: Array<[BadgeCode, Date | null]> = [
     ['verified_email', p.email_verified_at],
     // Role grants carry no date of their own: the badge dates from the account.
@@ -63,7 +63,7 @@ export async function badges(db: Db, actor: Actor | null, idOrSlug: string, loca
 export async function campaigns(db: Db, actor: Actor | null, idOrSlug: string, lang: string | null, limit: number) {
   const p = await existing(db, actor, idOrSlug);
   if (!profileOpenTo(p, actor)) return { data: [] };
-  const rows = await repo.profileCampaigns(db, p.id, { owner: isSelf(p, actor), lang, limit });
+  const rows = await reads.profileCampaigns(db, p.id, { owner: isSelf(p, actor), lang, limit });
   return {
     data: rows.map((r: any) => ({
       id: r.id,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { on, type Subscriber } from '../../events';
 import type { EventMap } from '../../events';
+import * as reads from './referrals.reads';
 import * as repo from './referrals.repo';
 import { PROFILE_SLUG } from './referrals.service';
 
@@ -11,7 +12,7 @@ async function selfReferred(trx: Knex.Transaction, referrer: string | null, p: P
   if (!referrer) return false;
   if (referrer === p.donor_user_id) return true;
   if (!p.donor_email) return false;
-  return (await repo.userEmail(trx, referrer))?.toLowerCase() === p.donor_email.toLowerCase();
+  return (await reads.userEmail(trx, referrer))?.toLowerCase() === p.donor_email.toLowerCase();
 }
 
 /**
@@ -20,7 +21,7 @@ async function selfReferred(trx: Knex.Transaction, referrer: string | null, p: P
  */
 async function attributeByRef(trx: Knex.Transaction, p: Paid, ref: string, at: Date): Promise<void> {
   const slug = ref.toLowerCase();
-  const referrer = PROFILE_SLUG.test(slug) ? await repo.userIdBySlug(trx, slug) : null;
+  const referrer = PROFILE_SLUG.test(slug) ? await reads.userIdBySlug(trx, slug) : null;
   const click = await repo.lastClickOfRef(trx, ref, p.fundraiser_id, at, p.donor_user_id);
   await repo.insertAttribution(trx, {
     donation_id: p.donation_id,
@@ -28,7 +29,7 @@ async function attributeByRef(trx: Knex.Transaction, p: Paid, ref: string, at: D
     click_id: click?.id ?? null,
     referrer_user_id: referrer,
     channel: click?.channel ?? null,
-    via_endorser: referrer ? await repo.endorses(trx, referrer, p.fundraiser_id) : false,
+    via_endorser: referrer ? await reads.endorses(trx, referrer, p.fundraiser_id) : false,
     self_referred: await selfReferred(trx, referrer, p),
     amount_cents: p.amount_cents,
     paid_at: at,

@@ -17,15 +17,6 @@ export interface ClickRow {
   created_at: Date;
 }
 
-/**
- * The user a profile-slug ref names (active accounts only; users rows are identity's, this is the
- * one column read here).
- */
-export async function userIdBySlug(db: Q, slug: string): Promise<string | null> {
-  const row = await db('users').where({ profile_slug: slug.toLowerCase(), status: 'active' }).first('id');
-  return row?.id ?? null;
-}
-
 /** Whether the same caller clicked the same ref to the same campaign within `minutes`. */
 export async function clickedRecently(db: Q, callerHash: string, fundraiserId: string, ref: string, minutes: number): Promise<boolean> {
   const row = await db('referral_clicks')
@@ -64,12 +55,6 @@ export async function lastClickOfRef(trx: Q, ref: string, fundraiserId: string, 
     .where('created_at', '>', trx.raw(`?::timestamptz - make_interval(days => ?)`, [at, ATTRIBUTION_DAYS]))
     .orderByRaw('(clicker_user_id is not distinct from ?) desc, created_at desc', [donorUserId])
     .first('*');
-}
-
-/** The account's address (to tell a guest donor who used their own link). */
-export async function userEmail(db: Q, userId: string): Promise<string | null> {
-  const row = await db('users').where({ id: userId }).first('email');
-  return row?.email ?? null;
 }
 
 export async function insertAttribution(
@@ -138,13 +123,4 @@ export async function giftsByChannel(db: Q, fundraiserId: string): Promise<Array
     raised: string;
   }>;
   return rows.map((r) => ({ channel: r.channel, donations: Number(r.donations), raised_cents: Number(r.raised) }));
-}
-
-/**
- * Whether the referrer endorses the campaign (their link counts as an endorser's link). The
- * endorsements table is the endorsements module's; this is the one existence check made on it.
- */
-export async function endorses(db: Q, userId: string, fundraiserId: string): Promise<boolean> {
-  const row = await db('endorsements').where({ user_id: userId, fundraiser_id: fundraiserId }).first('user_id');
-  return Boolean(row);
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { sha256Hex } from '../../infra/hash';
 import { readable, recordShareVisit } from '../fundraisers';
+import * as reads from './referrals.reads';
 import * as repo from './referrals.repo';
 import type { ClickBody } from './referrals.schemas';
 
@@ -19,8 +20,8 @@ export async function recordClick(ctx: AppContext, actor: Actor | null, callerKe
   const callerHash = sha256Hex(`referral-click:${callerKey}`);
   if (await repo.clickedRecently(ctx.db, callerHash, campaign.id, body.ref, DEDUPE_MINUTES)) return;
   const slug = body.ref.toLowerCase();
-  const referrer = PROFILE_SLUG.test(slug) ? await repo.userIdBySlug(ctx.db, slug) : null;
-  const viaEndorser = referrer ? await repo.endorses(ctx.db, referrer, campaign.id) : false;
+  const referrer = PROFILE_SLUG.test(slug) ? await reads.userIdBySlug(ctx.db, slug) : null;
+  const viaEndorser = referrer ? await reads.endorses(ctx.db, referrer, campaign.id) : false;
   const channel = body.channel ?? null;
   await ctx.db.transaction(async (trx) => {
     await repo.insertClick(trx, {

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { AppContext } from '../../context';
 import { searchCampaigns, type FundraiserCard } from '../discovery';
 import type { Lang } from '../fundraisers';
-import * as repo from './search.repo';
+import * as reads from './search.reads';
 import type { Scope } from './search.schemas';
 
 export const Q_MIN = 2;
@@ -11,7 +11,7 @@ const Q_MAX = 200;
 const DONOR_NAME_RUN = /[\p{L}\p{N}]{3}/u;
 
 export interface SearchResult {
-  data: { campaigns: FundraiserCard[]; users: repo.UserHit[]; orgs: repo.OrgHit[]; donors: repo.DonorHit[] };
+  data: { campaigns: FundraiserCard[]; users: reads.UserHit[]; orgs: reads.OrgHit[]; donors: reads.DonorHit[] };
   query: string;
 }
 
@@ -36,9 +36,9 @@ export async function search(
   const none = Promise.resolve([] as never[]);
   const [campaigns, users, orgs, donors] = await Promise.all([
     wants('campaigns') ? searchCampaigns(ctx, res, { q: o.q, lang: o.lang, limit: o.limit, offset: o.offset }).then((r) => r.data) : none,
-    wants('users') ? repo.users(ctx.db, o.q, o.limit, o.offset) : none,
-    wants('orgs') ? repo.orgs(ctx.db, o.q, o.limit, o.offset) : none,
-    wants('donors') && o.offset === 0 && DONOR_NAME_RUN.test(o.q) ? repo.guestDonors(ctx.db, o.q, o.limit) : none,
+    wants('users') ? reads.users(ctx.db, o.q, o.limit, o.offset) : none,
+    wants('orgs') ? reads.orgs(ctx.db, o.q, o.limit, o.offset) : none,
+    wants('donors') && o.offset === 0 && DONOR_NAME_RUN.test(o.q) ? reads.guestDonors(ctx.db, o.q, o.limit) : none,
   ]);
   return { data: { campaigns, users, orgs, donors }, query: o.q };
 }

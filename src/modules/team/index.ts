@@ -1,2 +1,2 @@
 // Public face of the team roster. Nothing outside it needs more than its route table, which src/modules/index.ts imports.
-export { TEAM_MAX } from './team.repo';
+export { TEAM_MAX } from './team.reads';

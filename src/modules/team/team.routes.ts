@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineRoutes, route, uuid } from '../../http/define-routes';
 import { requestLocale } from '../../integrations/mail';
 import { isLang, type Lang } from '../fundraisers';
-import { staffWithPublicProfiles, TEAM_MAX } from './team.repo';
+import { staffWithPublicProfiles, TEAM_MAX } from './team.reads';
 
 /** The roster's `title`: the role, in the reader's language (no per-person job titles are kept). */
 const TITLES: Record<'admin' | 'staff', Record<Lang, string>> = {

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import type { AppContext } from '../../context';
+import { lateJobs, lateQueuedMail } from './trust.reads';
 
 export type ComponentStatus = 'operational' | 'degraded' | 'outage';
 export interface Component {
@@ -67,12 +68,7 @@ async function mail(ctx: AppContext): Promise<ComponentStatus> {
   const { host, port } = endpoint(smtp, smtp.startsWith('smtps:') ? 465 : 25);
   if (!(await reachable(host, port))) return 'outage';
   try {
-    const late = await withTimeout(
-      ctx.db('mail_outbox')
-        .where({ status: 'queued' })
-        .where('created_at', '<', ctx.db.raw(`now() - make_interval(mins => ?)`, [MAIL_LATE_MINUTES]))
-        .first('id'),
-    );
+    const late = await withTimeout(lateQueuedMail(ctx.db, MAIL_LATE_MINUTES));
     return late ? 'degraded' : 'operational';
   } catch {
     return 'degraded';
@@ -82,15 +78,7 @@ async function mail(ctx: AppContext): Promise<ComponentStatus> {
 /** Due jobs (not dead) left waiting: behind after 5 minutes, stalled after 30. */
 async function queue(ctx: AppContext): Promise<ComponentStatus> {
   try {
-    const row = await withTimeout(
-      ctx.db
-        .withSchema('graphile_worker')
-        .from('jobs')
-        .whereNull('locked_at')
-        .whereRaw('attempts < max_attempts')
-        .where('run_at', '<', ctx.db.raw(`now() - make_interval(mins => ?)`, [QUEUE_LATE_MINUTES]))
-        .first(ctx.db.raw('extract(epoch from now() - min(run_at))::float8 / 60 as late_minutes')),
-    );
+    const row = await withTimeout(lateJobs(ctx.db, QUEUE_LATE_MINUTES));
     const late = row?.late_minutes === null || row?.late_minutes === undefined ? 0 : Number(row.late_minutes);
     if (late >= QUEUE_STALLED_MINUTES) return 'outage';
     return late > 0 ? 'degraded' : 'operational';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { on, type EventMeta } from '../../events';
 import { findById } from '../fundraisers';
+import { processorAccountOwner } from './webhook-endpoints.reads';
 import * as repo from './webhook-endpoints.repo';
 import type { Owner } from './webhook-endpoints.repo';
 import { queueDelivery } from './webhook-endpoints.delivery';
@@ -60,10 +61,10 @@ export const webhookEndpointSubscribers = [
   }),
   on('payout.paid', `${NAME}payout-paid`, async (_ctx, p, trx, meta) => {
     const data = { payout_id: p.payout_id, amount_cents: p.amount_cents, currency: p.currency };
-    await fanOut(trx, await repo.processorAccountOwner(trx, p.processor_account_id), meta, data);
+    await fanOut(trx, await processorAccountOwner(trx, p.processor_account_id), meta, data);
   }),
   on('payout.failed', `${NAME}payout-failed`, async (_ctx, p, trx, meta) => {
     const data = { payout_id: p.payout_id, amount_cents: p.amount_cents, currency: p.currency };
-    await fanOut(trx, await repo.processorAccountOwner(trx, p.processor_account_id), meta, data);
+    await fanOut(trx, await processorAccountOwner(trx, p.processor_account_id), meta, data);
   }),
 ];

@@ -123,13 +123,3 @@ export async function reopenDelivery(db: Q, id: string): Promise<number> {
     .returning('attempts');
   return Number(r.attempts) + 1;
 }
-
-/**
- * The owner of a connected account (payouts name the account). Read here rather than through the
- * payouts module's index, which publishes no such read yet.
- */
-export async function processorAccountOwner(db: Q, accountId: string): Promise<Owner | null> {
-  const r = await db('processor_accounts').where({ id: accountId }).first('owner_type', 'owner_id');
-  if (!r) return null;
-  return r.owner_type === 'organization' ? { kind: 'organization', id: r.owner_id } : { kind: 'user', id: r.owner_id };
-}

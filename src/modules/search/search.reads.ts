@@ -1,3 +1,11 @@
+/**
+ * Read-only view for search (the module has no table of its own). Foreign tables it reads:
+ * - users (idp): people by name or profile slug, with their public fields;
+ * - organizations (organizations): organizations by name or slug, with their public fields;
+ * - donations (donations), fundraisers (fundraisers), donor_keys (leaderboard): guest donors by
+ *   the name on their named gifts to public campaigns, keyed like their public donor page.
+ * Each is one query, because the match, its order and its paging must apply together.
+ */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 
@@ -17,7 +25,7 @@ export interface UserHit {
 /**
  * People by name or profile slug: active accounts with a public profile only (a private profile
  * is never listed). Name-prefix matches first. The predicate is the trigram indexes' (migration
- * 20261123130000). users rows are identity's; these are the only columns read.
+ * 20261123130000).
  */
 export async function users(db: Q, q: string, limit: number, offset: number): Promise<UserHit[]> {
   return db('users')

@@ -1,3 +1,8 @@
+/**
+ * Read-only view for the team roster (the module has no table of its own). Foreign table it reads:
+ * - users (idp): staff and admins with a public, slugged profile on an active account, and their
+ *   public fields; filtered, ordered and capped in one query.
+ */
 import type { Db } from '../../db/knex';
 
 export const TEAM_MAX = 48;
@@ -12,7 +17,7 @@ export interface TeamRow {
 
 /**
  * Staff (and admins) with a public, slugged profile on an active account, admins first, then by
- * name. users rows are identity's; these are the only columns read.
+ * name.
  */
 export function staffWithPublicProfiles(db: Db): Promise<TeamRow[]> {
   return db('users')

@@ -1,3 +1,10 @@
+/**
+ * Read-only view for the top-creators rail and public donor pages. Foreign tables it reads:
+ * - fundraisers (fundraisers): what each owner's live campaigns raised (the ledger-kept counters),
+ *   and the campaigns a donor supported with whether each may be shown;
+ * - users (idp): creators who may be shown (active, public profile) and their public fields;
+ * - donations (donations): a donor identity's settled gifts (total, count, latest name).
+ */
 import { queryRows, type Db } from '../../db/knex';
 
 /**

@@ -1,3 +1,9 @@
+/**
+ * Read-only view for the platform counters (the module has no table of its own). Foreign tables
+ * it reads, counted in one statement:
+ * - fundraisers (fundraisers): live and total campaigns, and their totals counters;
+ * - users (idp): how many accounts exist.
+ */
 import type { Db } from '../../db/knex';
 
 export interface PlatformCounts {

@@ -1,3 +1,13 @@
+/**
+ * Read-only view of an organization's campaigns, for its public page and its admin dashboard.
+ * Foreign tables it reads:
+ * - fundraisers (fundraisers): the organization's campaigns, their visibility and totals counters;
+ * - fundraiser_donors (donations): unique donors across its public campaigns;
+ * - donations (donations): gifts to its campaigns (dashboard totals and the gifts list);
+ * - project_updates (updates): updates posted on its public campaigns.
+ * Each read is one query, because filters, currency choice, ordering and paging apply to the
+ * joined rows together; org_members is this module's own table.
+ */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 

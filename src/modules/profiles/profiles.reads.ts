@@ -1,3 +1,13 @@
+/**
+ * Read-only view for public profiles (the module has no table of its own; users rows come through
+ * identity's findProfile). Foreign tables it reads:
+ * - fundraisers, fundraiser_translations (fundraisers): the profile's campaigns, in the reader's
+ *   language, and the dated facts badges derive from;
+ * - donations (donations): the first public gift, for its badge;
+ * - endorsements (endorsements): the campaigns the profile endorsed, and since when;
+ * - users (idp): each listed campaign's owner (name, avatar, profile slug).
+ * Each read is one query: badges in one round trip, the campaign list merged, ordered and capped together.
+ */
 import { queryRows, type Db } from '../../db/knex';
 
 export interface BadgeFacts {
@@ -34,8 +44,7 @@ const PUBLIC_STATUSES = ['active', 'ended'];
  * A profile's own campaigns and the campaigns it endorsed, newest first (by creation, or by
  * endorsement). Visitors see own campaigns that are public and active or ended; the owner also
  * sees drafts, pending, paused, unlisted and private ones. Endorsed campaigns are shown only while
- * public and active or ended, to everyone. The endorsements table is joined here (one query) rather
- * than read through the endorsements module, which owns it.
+ * public and active or ended, to everyone.
  */
 export async function profileCampaigns(db: Db, userId: string, opts: { owner: boolean; lang: string | null; limit: number }) {
   const ownFilter = opts.owner ? `status = any(?::text[])` : `status = any(?::text[]) and visibility = 'public'`;
