@@ -101,7 +101,7 @@ describe('npm start lifecycle (embedded Postgres)', () => {
     // `npm start` runs the compiled JavaScript, and still finds what is not compiled (the recorded examples).
     expect(fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js'))).toBe(true);
     const doc = JSON.stringify(await (await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`)).json());
-    expect(doc).toContain('"examples":');
+    expect(doc).toMatch(/"examples?":/);
 
     // The operator CLI while the server runs: it attaches to the same cluster and leaves it up.
     const cli = npm(['run', 'admin', '--', 'set-flag', 'features.user_registration', 'off'], baseEnv(dataDir, port));
