@@ -78,6 +78,12 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
   status?: number;
   /** Documented error statuses beyond the defaults (400/401/403/404/429/500 as applicable). */
   errors?: number[];
+  /**
+   * For a route that answers its errors in another protocol's shape (the Cognito endpoint's
+   * `{ __type, message }`): the statuses it uses, its media type and schema, documented in place
+   * of the API's Error body.
+   */
+  errorResponse?: { statuses: number[]; mediaType: string; schema: ZodType; description: string };
   /** Routes that need the unparsed body (Stripe webhook); they check the body's type themselves. */
   rawBody?: boolean;
   /**

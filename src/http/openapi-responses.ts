@@ -92,6 +92,12 @@ function successResponse(r: RouteDef, withSchema: boolean, example: OperationExa
 /** Every status the operation documents: its success, each error it can answer, and `default` for the rest. */
 export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, example: OperationExample | undefined): RouteConfig['responses'] {
   const responses: RouteConfig['responses'] = { [r.status ?? 200]: successResponse(r, withSchema, example) };
+  if (r.errorResponse) {
+    const { statuses, mediaType, schema, description } = r.errorResponse;
+    for (const s of statuses) responses[s] = { description: `${STATUS_TEXT[s] ?? 'Error'}: ${description}`, content: { [mediaType]: { schema } } };
+    responses.default = { description: "A request that does not speak the route's protocol: the API's Error shape", content: { 'application/json': { schema: errorSchema } } };
+    return responses;
+  }
   const hasInput = Boolean(r.params || r.query || r.body || r.consumes);
   // 400 on every operation: bad input, or at least an unreadable body (UNREADABLE_BODY).
   const errs = new Set<number>([...(r.errors ?? []), 400, 500]);

@@ -26,6 +26,19 @@ describe('documented client errors are really answered', () => {
     doc = (await request(t.app).get('/api/v1/openapi.json')).body as Doc;
   });
 
+  test("when the Cognito endpoint documents its faults then they are Cognito's shape, as a real fault answers", async () => {
+    const op = (doc.paths['/local-idp'] ?? doc.paths['/local-idp/'])!.post! as Operation & { responses: Record<string, { content?: Record<string, unknown> }> };
+    expect(Object.keys(op.responses['400']!.content!)).toEqual(['application/x-amz-json-1.1']);
+    const res = await request(t.app)
+      .post('/local-idp/')
+      .set('X-Amz-Target', 'AWSCognitoIdentityProviderService.InitiateAuth')
+      .set('Content-Type', 'application/x-amz-json-1.1')
+      .send(JSON.stringify({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: 'wrong', AuthParameters: {} }));
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/application\/x-amz-json-1.1/);
+    expect(Object.keys(JSON.parse(res.text)).sort()).toEqual(['__type', 'message']);
+  });
+
   test('when an operation that takes no input documents 400 then a body that is not valid JSON is refused with it', async () => {
     const noInput = operations(doc).filter(({ op }) => /takes no parameters or body/.test(op.responses['400']?.description ?? ''));
     const paths = noInput.map(({ method, path }) => `${method} ${path}`);

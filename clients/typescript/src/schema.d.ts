@@ -24655,43 +24655,46 @@ export interface operations {
                     } | Record<string, never>;
                 };
             };
-            /** @description Validation failure or bad input */
+            /** @description Validation failure or bad input: Cognito's fault shape, as the AWS SDK reads it: 400 for every client fault (TooManyRequestsException for the auth rate limit), 500 InternalErrorException, 503 while the database is unreachable */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/x-amz-json-1.1": {
+                        /** @description The exception, also in the x-amzn-ErrorType header */
+                        __type: string;
+                        message: string;
+                    };
                 };
             };
-            /** @description Body of a media type the operation does not take */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Server error */
+            /** @description Server error: Cognito's fault shape, as the AWS SDK reads it: 400 for every client fault (TooManyRequestsException for the auth rate limit), 500 InternalErrorException, 503 while the database is unreachable */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/x-amz-json-1.1": {
+                        /** @description The exception, also in the x-amzn-ErrorType header */
+                        __type: string;
+                        message: string;
+                    };
                 };
             };
-            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            /** @description Dependency unavailable: Cognito's fault shape, as the AWS SDK reads it: 400 for every client fault (TooManyRequestsException for the auth rate limit), 500 InternalErrorException, 503 while the database is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-amz-json-1.1": {
+                        /** @description The exception, also in the x-amzn-ErrorType header */
+                        __type: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description A request that does not speak the route's protocol: the API's Error shape */
             default: {
                 headers: {
                     [name: string]: unknown;

@@ -177,6 +177,12 @@ export default defineRoutes('/local-idp', [
     limiters: [{ name: 'auth', when: isPasswordOperation }],
     produces: AMZ_JSON,
     consumes: { mediaType: AMZ_JSON, schema: requestBody },
+    errorResponse: {
+      statuses: [400, 500, 503],
+      mediaType: AMZ_JSON,
+      schema: z.object({ __type: z.string().describe('The exception, also in the x-amzn-ErrorType header'), message: z.string() }),
+      description: "Cognito's fault shape, as the AWS SDK reads it: 400 for every client fault (TooManyRequestsException for the auth rate limit), 500 InternalErrorException, 503 while the database is unreachable",
+    },
     response: responseBody,
     handler: ({ ctx, req, res }) => dispatch(ctx, req, res),
   }),
