@@ -95,6 +95,8 @@ export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, 
   if (r.errorResponse) {
     const { statuses, mediaType, schema, description } = r.errorResponse;
     for (const s of statuses) responses[s] = { description: `${STATUS_TEXT[s] ?? 'Error'}: ${description}`, content: { [mediaType]: { schema } } };
+    // Without the protocol's header the pipeline answers as everywhere else, a body of another type included.
+    if (r.consumes) responses[415] = { description: `${STATUS_TEXT[415]} (a request without the protocol's header)`, content: { 'application/json': { schema: errorSchema } } };
     responses.default = { description: "A request that does not speak the route's protocol: the API's Error shape", content: { 'application/json': { schema: errorSchema } } };
     return responses;
   }

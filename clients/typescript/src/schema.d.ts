@@ -24668,6 +24668,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Body of a media type the operation does not take (a request without the protocol's header) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server error: Cognito's fault shape, as the AWS SDK reads it: 400 for every client fault (TooManyRequestsException for the auth rate limit), 500 InternalErrorException, 503 while the database is unreachable */
             500: {
                 headers: {
