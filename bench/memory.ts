@@ -95,8 +95,11 @@ async function main() {
   // The server as `npm start` runs it, in its own process, so RSS is the service's alone.
   const port = 3950 + Math.floor(Math.random() * 40);
   const storage = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-memory-'));
-  const child = spawn(process.execPath, [path.resolve(__dirname, '../scripts/start.mjs'), 'server'], {
-    cwd: path.resolve(__dirname, '..'),
+  // package.json's own start command ("exec node <flags> scripts/start.mjs server"), without npm around it.
+  const root = path.resolve(__dirname, '..');
+  const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+  const child = spawn(process.execPath, start.replace(/^exec\s+node\s+/, '').split(/\s+/), {
+    cwd: root,
     env: {
       ...process.env,
       NODE_ENV: 'production',
