@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { LOCAL_CLIENT_ID } from '../../src/integrations/idp';
-import { recordSignInFailure } from '../../src/modules/idp';
-import { pruneSignInThrottle, throttledFor } from '../../src/modules/idp/sign-in-throttle';
+import { pruneSignInThrottle, recordSignInFailure, throttledFor } from '../../src/modules/idp/sign-in-throttle';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 

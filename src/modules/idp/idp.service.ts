@@ -4,7 +4,7 @@ import { clearSessionCookies, setSessionCookies } from '../../http/cookies';
 import { isCrossSite } from '../../http/csrf';
 import { ApiError } from '../../http/errors';
 import { checkCaptcha, clearAuthFailures, recordAuthFailure } from '../../http/captcha-gate';
-import { assertNotThrottled, recordSignInFailure, resetSignInFailures } from './sign-in-throttle';
+import { throttledPasswordAttempt } from './sign-in-throttle';
 import { LocalIdentityProvider } from '../../integrations/idp/local/local-provider';
 import { IdpError, REFRESH_TTL_SECONDS, type TokenSet } from '../../integrations/idp/port';
 import { normalizeEmail } from '../../infra/email';
@@ -140,14 +140,16 @@ export async function signIn(
   input: { email: string; password: string; captchaToken?: string },
 ): Promise<SignInAnswer> {
   const email = normalizeEmail(input.email);
-  await assertNotThrottled(ctx.db, email);
-  await checkCaptcha(ctx, req, { action: 'signin', email, captchaToken: input.captchaToken });
   let result;
   try {
-    result = await ctx.idp.initiateAuth(email, input.password);
+    result = await throttledPasswordAttempt(
+      ctx.db,
+      email,
+      () => ctx.idp.initiateAuth(email, input.password),
+      () => checkCaptcha(ctx, req, { action: 'signin', email, captchaToken: input.captchaToken }),
+    );
   } catch (err) {
     if (err instanceof IdpError && err.kind === 'not_authorized') {
-      await recordSignInFailure(ctx.db, email);
       await recordAuthFailure(ctx, req, email);
       throw e.invalidCredentials();
     }
@@ -161,7 +163,6 @@ export async function signIn(
   if (result.kind === 'challenge') {
     return { challengeRequired: true, challengeName: result.challengeName, session: result.session };
   }
-  await resetSignInFailures(ctx.db, email);
   const answer = await completeSignIn(ctx, res, result.tokens);
   await clearAuthFailures(ctx, req, email);
   return answer;

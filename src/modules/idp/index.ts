@@ -30,4 +30,4 @@ export {
   setPrivateContact,
   type AccountRow,
 } from './accounts.repo';
-export { assertNotThrottled, recordSignInFailure, resetSignInFailures, SignInThrottled } from './sign-in-throttle';
+export { SignInThrottled, throttledPasswordAttempt } from './sign-in-throttle';

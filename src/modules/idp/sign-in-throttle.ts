@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { ApiError } from '../../http/errors';
 import { normalizeEmail } from '../../infra/email';
 import { sha256Hex } from '../../infra/hash';
+import { IdpError } from '../../integrations/idp/port';
 
 /**
  * Per-account sign-in throttle, as Cognito does (decisions.md Part 3): after FREE_FAILURES failed
@@ -74,4 +75,24 @@ export async function pruneSignInThrottle(db: Knex): Promise<number> {
 /** A successful sign-in: the count starts again. */
 export async function resetSignInFailures(db: Knex, email: string): Promise<void> {
   await db.raw('delete from sign_in_throttle where account_key = ?', [keyOf(email)]);
+}
+
+/**
+ * One password attempt under the throttle, the same on every sign-in route (POST /idp/signin and
+ * the Cognito endpoint's InitiateAuth): refused while the address is in its delay, before
+ * `beforeAttempt` (the CAPTCHA check) and the password are looked at; a wrong password counts a
+ * failure; a right one, a further challenge included, starts the count again.
+ */
+export async function throttledPasswordAttempt<T>(db: Knex, email: string, attempt: () => Promise<T>, beforeAttempt?: () => Promise<void>): Promise<T> {
+  await assertNotThrottled(db, email);
+  await beforeAttempt?.();
+  let result: T;
+  try {
+    result = await attempt();
+  } catch (err) {
+    if (err instanceof IdpError && err.kind === 'not_authorized') await recordSignInFailure(db, email);
+    throw err;
+  }
+  await resetSignInFailures(db, email);
+  return result;
 }

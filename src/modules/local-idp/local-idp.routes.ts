@@ -4,9 +4,9 @@ import type { AppContext } from '../../context';
 import { defineRoutes, route } from '../../http/define-routes';
 import { ApiError } from '../../http/errors';
 import { normalizeEmail } from '../../infra/email';
-import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID } from '../../integrations/idp';
+import { LocalIdentityProvider, LOCAL_CLIENT_ID } from '../../integrations/idp';
 import { AMZ_JSON, COGNITO_TARGET_PREFIX as TARGET_PREFIX, sendCognitoFault } from '../../integrations/idp/cognito-faults';
-import { assertNotThrottled, globalSignOut, liveOwner, recordSignInFailure, resetSignInFailures, SignInThrottled, signUp } from '../idp';
+import { globalSignOut, liveOwner, SignInThrottled, signUp, throttledPasswordAttempt } from '../idp';
 import { ACCOUNT_OPERATIONS, accountRequestFields, accountResponses } from './local-idp.account-ops';
 import { authResult, checkClient, CognitoFault, localIdp, str, toFault, type Op } from './local-idp.protocol';
 import { openIdConfiguration, openIdConfigurationSchema } from './openid-configuration';
@@ -20,20 +20,13 @@ const OPERATIONS: Record<string, Op> = {
       const email = normalizeEmail(str(params.USERNAME, 'USERNAME'));
       const password = str(params.PASSWORD, 'PASSWORD');
       // The per-account throttle of POST /idp/signin, in Cognito's words (decisions.md Part 3).
+      let r;
       try {
-        await assertNotThrottled(ctx.db, email);
+        r = await throttledPasswordAttempt(ctx.db, email, () => idp.initiateAuth(email, password));
       } catch (err) {
         if (err instanceof SignInThrottled) throw new CognitoFault('NotAuthorizedException', 'Password attempts exceeded');
         throw err;
       }
-      let r;
-      try {
-        r = await idp.initiateAuth(email, password);
-      } catch (err) {
-        if (err instanceof IdpError && err.kind === 'not_authorized') await recordSignInFailure(ctx.db, email);
-        throw err;
-      }
-      await resetSignInFailures(ctx.db, email);
       if (r.kind === 'challenge') {
         return { ChallengeName: r.challengeName, Session: r.session, ChallengeParameters: { USER_ID_FOR_SRP: params.USERNAME } };
       }
