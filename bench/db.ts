@@ -1,4 +1,7 @@
+import path from 'node:path';
 import { Client } from 'pg';
+import { parseConfig, type Config } from '../src/config';
+import { connectDatabase, type DbHandle } from '../src/db/connect';
 import type { Db } from '../src/db/knex';
 import { seed } from './seed';
 
@@ -30,4 +33,25 @@ export async function ensureSeeded(db: Db, n: number, log: (m: string) => void):
   const t0 = Date.now();
   await seed(db, n, log);
   log(`seeded ${n} campaigns in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * The bench database (DATABASE_URL's server, or embedded under .data/bench), migrated and seeded
+ * with `n` campaigns, with the production config the in-process benches serve it under.
+ */
+export async function openBenchDatabase(n: number, log: (m: string) => void): Promise<{ config: Config; handle: DbHandle }> {
+  const databaseUrl = await benchDatabaseUrl();
+  const config = parseConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    RUN_JOBS: 'false',
+    TRUST_PROXY: 'true',
+    DATA_DIR: path.resolve(__dirname, '../.data/bench'),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  // No statement timeout: seeding 100k campaigns runs long statements.
+  const handle = await connectDatabase(config, { log: () => undefined, statementTimeoutMs: 0 });
+  log(`database: ${handle.embedded ? 'embedded' : 'DATABASE_URL/' + BENCH_DB}`);
+  await ensureSeeded(handle.db, n, log);
+  return { config, handle };
 }

@@ -16,8 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config';
-import { connectDatabase } from '../src/db/connect';
-import { benchDatabaseUrl, BENCH_DB, ensureSeeded } from './db';
+import { openBenchDatabase } from './db';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const IMAGES = Number(process.env.BENCH_MEMORY_IMAGES ?? 3_000);
@@ -70,20 +69,8 @@ async function walk(pid: number, base: string, paths: string[], phase: string, s
 }
 
 async function main() {
-  const databaseUrl = await benchDatabaseUrl();
-  const config = parseConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    RUN_JOBS: 'false',
-    TRUST_PROXY: 'true',
-    DATA_DIR: path.resolve(__dirname, '../.data/bench'),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
-  // No statement timeout: seeding 100k campaigns runs long statements.
-  const handle = await connectDatabase(config, { log: () => undefined, statementTimeoutMs: 0 });
+  const { handle } = await openBenchDatabase(N, log);
   const db = handle.db;
-  log(`database: ${handle.embedded ? 'embedded' : 'DATABASE_URL/' + BENCH_DB}`);
-  await ensureSeeded(db, N, log);
   const slugs = (
     await db.raw(
       `select slug from fundraisers where deleted_at is null and visibility = 'public' and status in ('active','ended') order by id limit ?`,
@@ -149,6 +136,8 @@ async function main() {
   await handle.close();
   fs.rmSync(storage, { recursive: true, force: true });
 
+  // The bounds the server read from the environment it inherited.
+  const served = parseConfig({ CACHE_MAX_ENTRIES: process.env.CACHE_MAX_ENTRIES, CACHE_MAX_MB: process.env.CACHE_MAX_MB, READ_CACHE_MAX_MB: process.env.READ_CACHE_MAX_MB });
   const warm = samples[Math.floor(samples.length / 5)] ?? samples[0]!;
   const baseline = samples[0]!;
   const peak = Math.max(...samples.map((s) => s.rssMb));
@@ -157,7 +146,7 @@ async function main() {
     '# Memory bench (bench/memory.ts)',
     '',
     `Run ${new Date().toISOString()} with Node ${process.version}, the server as \`npm start\` runs it (compiled, its own process, RSS from /proc including render threads); ${images.length} share images (${slugs.length} campaigns x og/poster/story) then ${lists.length} distinct list queries, ${CONCURRENCY} concurrent, in ${seconds.toFixed(0)} s.`,
-    `In-process cache bounds: ${config.CACHE_MAX_ENTRIES} entries, ${config.CACHE_MAX_MB} MB.`,
+    `Cache bounds the server ran with: ${served.CACHE_MAX_ENTRIES} entries and ${served.CACHE_MAX_MB} MB in-process, ${served.READ_CACHE_MAX_MB} MB of read-cache answers.`,
     '',
     `| | RSS MB |`,
     `|---|---|`,

@@ -13,14 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PoolClient } from 'pg';
 import { buildApp } from '../src/app';
-import { parseConfig } from '../src/config';
 import { createContext } from '../src/create-context';
-import { connectDatabase } from '../src/db/connect';
 import { createLogger } from '../src/infra/logger';
 import { resolveLocation } from '../src/integrations/geo';
 import { registerJobs } from '../src/jobs';
 import { runLoad, type LoadResult } from './load';
-import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
+import { openBenchDatabase } from './db';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -39,21 +37,8 @@ const QUERIES = ['school', 'food team', 'cancer surgery', 'garden', 'shelter tea
 const EXPLAIN_QUERIES = ['school', 'vacination'];
 
 async function main() {
-  const databaseUrl = await benchDatabaseUrl();
-  const config = parseConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    RUN_JOBS: 'false',
-    TRUST_PROXY: 'true',
-    DATA_DIR: path.resolve(__dirname, '../.data/bench'),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
-  // No statement timeout: seeding 100k campaigns runs long statements.
-  const handle = await connectDatabase(config, { log: () => undefined, statementTimeoutMs: 0 });
+  const { config, handle } = await openBenchDatabase(N, log);
   const db = handle.db;
-  log(`database: ${handle.embedded ? 'embedded' : 'DATABASE_URL/' + BENCH_DB}`);
-
-  await ensureSeeded(db, N, log);
 
   const stats = (
     await db.raw(`select count(*)::int total,
