@@ -45,14 +45,9 @@ function chainMethods(node: ts.Node): string[] {
   let cur: ts.Node = node;
   for (;;) {
     const parent: ts.Node = cur.parent;
-    if (parent && ts.isPropertyAccessExpression(parent) && parent.expression === cur && parent.parent && ts.isCallExpression(parent.parent) && parent.parent.expression === parent) {
-      out.push(parent.name.text);
-      cur = parent.parent;
-    } else if (parent && (ts.isAwaitExpression(parent) || ts.isParenthesizedExpression(parent) || ts.isNonNullExpression(parent))) {
-      return out;
-    } else {
-      return out;
-    }
+    if (!(parent && ts.isPropertyAccessExpression(parent) && parent.expression === cur && parent.parent && ts.isCallExpression(parent.parent) && parent.parent.expression === parent)) return out;
+    out.push(parent.name.text);
+    cur = parent.parent;
   }
 }
 
@@ -88,7 +83,8 @@ export function tableRefs(file: string, source: string, tables: Set<string>): Ta
       const name = calleeName(node.expression);
       if (text !== null && name && tables.has(firstWord(text))) {
         const table = firstWord(text);
-        if (ENTRY_CALLEES.has(name) && ts.isIdentifier(node.expression) || (ENTRY_CALLEES.has(name) && ts.isPropertyAccessExpression(node.expression))) {
+        // calleeName answers only for `f(...)` and `x.f(...)`, so either form of an entry call counts.
+        if (ENTRY_CALLEES.has(name)) {
           builderLiterals.add(arg);
           out.push({ file, line: lineOf(node), table, write: chainMethods(node).some((m) => WRITE_METHODS.has(m)) });
         } else if (ts.isPropertyAccessExpression(node.expression) && TABLE_METHODS.has(name)) {
