@@ -13,6 +13,7 @@ import { createLimiters, globalSkipper, type Limiters } from './http/rate-limits
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
 import { httpMetrics, metricsEndpoint, observeDatabase, observeRedis } from './infra/metrics';
+import { applyTrustProxy } from './infra/trust-proxy';
 import { SWAGGER_UI_DIR } from './modules/docs';
 import { limiters as declaredLimiters, modulesFor } from './modules';
 
@@ -162,10 +163,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   const app = express();
   app.disable('x-powered-by');
   bornWithAppPrototypes(app);
-  if (config.TRUST_PROXY !== undefined) {
-    const v = config.TRUST_PROXY;
-    app.set('trust proxy', /^\d+$/.test(v) ? Number(v) : v === 'true' ? true : v === 'false' ? false : v);
-  }
+  applyTrustProxy(app, config.TRUST_PROXY);
   app.use(httpMetrics());
   observeDatabase(ctx.db);
   observeRedis(ctx.redis);

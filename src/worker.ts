@@ -1,8 +1,8 @@
 // First: the instrumentations patch pg and ioredis as they are required.
 import './tracing';
 import http from 'node:http';
-import express from 'express';
-import { metricsEndpoint, observeDatabase } from './infra/metrics';
+import { observeDatabase } from './infra/metrics';
+import { workerMetricsApp } from './infra/worker-metrics';
 import { main, runProcess } from './runtime';
 
 /**
@@ -15,10 +15,7 @@ main('Worker failed to start', () =>
     ctx.log.info('worker started');
     if (config.WORKER_METRICS_PORT === undefined) return null;
     observeDatabase(ctx.db);
-    const app = express();
-    app.disable('x-powered-by');
-    app.get('/metrics', metricsEndpoint(config.METRICS_TOKEN));
-    const server = http.createServer(app).listen(config.WORKER_METRICS_PORT, config.HOST);
+    const server = http.createServer(workerMetricsApp(config)).listen(config.WORKER_METRICS_PORT, config.HOST);
     server.on('error', fail);
     return server;
   }),

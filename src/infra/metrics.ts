@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type Redis from 'ioredis';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { circuitOf, redisState, type RedisState } from './redis';
+import { isLoopbackClient } from './trust-proxy';
 
 /**
  * Every Prometheus family the service exports (decisions.md Part 3, "Operations"), on one
@@ -187,11 +188,11 @@ export function httpMetrics(): RequestHandler {
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
 /**
  * GET /metrics: with a token, `Authorization: Bearer <token>` is required; without one, only
- * clients on the loopback address (the socket's, never X-Forwarded-For) may read it.
+ * loopback clients may read it: the client Express derives under TRUST_PROXY, and no forwarded
+ * address that is not loopback (isLoopbackClient), so a proxy on loopback cannot open it to all.
  */
 export function metricsEndpoint(token: string | undefined): RequestHandler {
   const want = token ? digest(token) : null;
@@ -204,7 +205,7 @@ export function metricsEndpoint(token: string | undefined): RequestHandler {
           res.status(401).json({ error: 'Not authenticated', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>' });
           return;
         }
-      } else if (!LOOPBACK.test(req.socket.remoteAddress ?? '')) {
+      } else if (!isLoopbackClient(req)) {
         res.status(403).json({ error: 'Forbidden', message: 'Without METRICS_TOKEN, /metrics answers loopback clients only' });
         return;
       }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser } from '../helpers/auth';
-import { describeWithBrowser, HAS_CHROMIUM, launchChromium, PHONE, watchProblems, widthsOf } from '../helpers/browser';
+import { describeWithBrowser, HAS_CHROMIUM, launchChromium, openContext, PHONE, watchProblems, widthsOf } from '../helpers/browser';
 import { createFundraiser } from '../helpers/fundraisers';
 import { until } from '../helpers/processes';
 
@@ -63,7 +63,7 @@ describeBrowser('the sandbox checkout in a real browser', () => {
     const { data: gift } = (await started.json()) as { data: { donation_id: string; url: string } };
     expect(gift.url.startsWith(`${origin}/sandbox/checkout/`)).toBe(true);
 
-    const context = await browser.newContext(PHONE);
+    const context = await openContext(browser, PHONE);
     try {
       const page = await context.newPage();
       const problems = await watchProblems(page, [origin, siteOrigin]);

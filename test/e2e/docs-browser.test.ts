@@ -2,7 +2,7 @@ import type { AddressInfo, Server } from 'node:net';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { exampleKey, loadExamples } from '../../src/http/openapi-examples';
 import { closeDb, createTestApp } from '../helpers/app';
-import { DESKTOP, describeWithBrowser, HAS_CHROMIUM, launchChromium, PHONE, watchProblems, widthsOf } from '../helpers/browser';
+import { DESKTOP, describeWithBrowser, HAS_CHROMIUM, launchChromium, openContext, PHONE, watchProblems, widthsOf } from '../helpers/browser';
 
 /**
  * The docs page (GET /api/v1/docs, Swagger UI) in a real headless Chromium, on a phone and on a
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** Opens the docs page, recording what goes wrong (helpers/browser.ts watchProblems). */
 async function openDocs(options: BrowserContextOptions): Promise<{ page: Page; problems: string[]; close(): Promise<void> }> {
-  const context = await browser.newContext(options);
+  const context = await openContext(browser, options);
   const page = await context.newPage();
   const problems = await watchProblems(page, [origin]);
   await page.goto(`${origin}/api/v1/docs`, { waitUntil: 'load' });
