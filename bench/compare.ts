@@ -11,6 +11,9 @@
  *
  * The API runs as `npm start` would (READ_CACHE on): guest reads are served by the read cache
  * once filled; the signed-in slug read (a viewer's ID token) takes the uncached path.
+ *
+ * Budget: 20 minutes (BENCH_BUDGET_S), seeding included; the server processes it starts are its
+ * children (the serving modes below have no budget of their own: the orchestrator stops them).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +24,7 @@ import { connectDatabase } from '../src/db/connect';
 import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
 import { serveApp, serveBare, serveMinimal } from './compare-servers';
 import { runLoad, type LoadResult } from './load-gen';
+import { runBench } from './deadline';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
@@ -231,8 +235,10 @@ function writeSection(totals: Map<Scenario, Record<Side, Slice[]>>, before: numb
 }
 
 const mode = process.argv[2];
-const run = mode === 'app' ? serveApp : mode === 'bare' ? serveBare : mode === 'minimal' ? serveMinimal : orchestrate;
-run().catch((err) => {
-  process.stderr.write(`compare failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+const serve = mode === 'app' ? serveApp : mode === 'bare' ? serveBare : mode === 'minimal' ? serveMinimal : null;
+if (serve) {
+  serve().catch((err) => {
+    process.stderr.write(`compare failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+} else void runBench('compare', 1200, () => orchestrate());

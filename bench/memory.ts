@@ -10,6 +10,7 @@
  *   BENCH_CAMPAIGNS=100000 BENCH_MEMORY_IMAGES=3000 BENCH_MEMORY_LISTS=20000 BENCH_CONCURRENCY=4
  *
  * Writes bench/MEMORY.md. Runs without REDIS_URL: the in-process cache is the one under test.
+ * Budget: 30 minutes (BENCH_BUDGET_S), seeding included.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../src/config';
 import { openBenchDatabase } from './db';
+import { runBench } from './deadline';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const IMAGES = Number(process.env.BENCH_MEMORY_IMAGES ?? 3_000);
@@ -167,10 +169,6 @@ async function main() {
   ];
   fs.writeFileSync(path.join(__dirname, 'MEMORY.md'), lines.join('\n'));
   log(`peak RSS ${peak} MB, end ${last.rssMb} MB; wrote bench/MEMORY.md`);
-  process.exit(0);
 }
 
-main().catch((err) => {
-  process.stderr.write(`memory bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+void runBench('memory', 1800, () => main());

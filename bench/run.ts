@@ -5,20 +5,18 @@
  *
  *   npm run bench                       # DATABASE_URL's server (database cf_bench) or embedded Postgres
  *   BENCH_CAMPAIGNS=100000 BENCH_REQUESTS=1000 BENCH_SECONDS=20 BENCH_CONCURRENCY=8 BENCH_RESEED=1
+ *
+ * Budget: 15 minutes (BENCH_BUDGET_S), seeding 100k campaigns on a fresh database included.
  */
 import fs from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { PoolClient } from 'pg';
-import { buildApp } from '../src/app';
-import { createContext } from '../src/create-context';
-import { createLogger } from '../src/infra/logger';
 import { resolveLocation } from '../src/integrations/geo';
-import { registerJobs } from '../src/jobs';
 import { runLoad, type LoadResult } from './load';
+import { startBenchServer } from './app-server';
 import { openBenchDatabase } from './db';
+import { runBench, type BenchRun } from './deadline';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -36,7 +34,8 @@ const QUERIES = ['school', 'food team', 'cancer surgery', 'garden', 'shelter tea
 // EXPLAIN for the widest full-text query and for the fallback path.
 const EXPLAIN_QUERIES = ['school', 'vacination'];
 
-async function main() {
+async function main(run: BenchRun) {
+  run.step(`opening and seeding the bench database (${N} campaigns)`);
   const { config, handle } = await openBenchDatabase(N, log);
   const db = handle.db;
 
@@ -48,16 +47,8 @@ async function main() {
   ).rows[0];
 
   // A fresh context (own caches) per server: the EXPLAIN pass below must see uncached counts.
-  const startServer = async () => {
-    const ctx = createContext({ config, db, log: createLogger('silent') });
-    registerJobs(ctx);
-    const app = buildApp(ctx);
-    const server: Server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` };
-  };
-  const { server, base } = await startServer();
+  const startServer = () => startBenchServer(config, db);
+  const { close, base } = await startServer();
   const slugs: string[] = (
     await db.raw(`select slug from fundraisers where slug like 'bench-%' and deleted_at is null and visibility = 'public'
                   and status = 'active' order by random() limit 500`)
@@ -85,6 +76,7 @@ async function main() {
 
   const results: Array<{ name: string; r: LoadResult }> = [];
   for (const s of scenarios) {
+    run.step(`measuring ${s.name}`);
     await runLoad(base, s.path, { requests: 30, seconds: 10, concurrency: 2 }); // warm-up
     const r = await runLoad(base, s.path, { requests: REQUESTS, seconds: SECONDS, concurrency: CONCURRENCY });
     results.push({ name: s.name, r });
@@ -104,7 +96,8 @@ async function main() {
     slugDirect = { requests: t.length, errors: 0, seconds: sum, rps: t.length / sum, p50: t[149]!, p99: t[296]!, max: t[299]! };
   }
 
-  server.close();
+  await close();
+  run.step('EXPLAIN of each list scenario');
   // EXPLAIN (ANALYZE, BUFFERS) of the exact SQL one request of each list scenario ran (cold caches).
   const explainServer = await startServer();
   const plans: Array<{ name: string; path: string; queries: Array<{ sql: string; plan: string }> }> = [];
@@ -129,7 +122,8 @@ async function main() {
     plans.push({ name: s.name, path: p, queries });
   }
 
-  explainServer.server.close();
+  await explainServer.close();
+  run.step('counting full-text matches');
   // Full-text matches per search query (listable campaigns), so the q row can be read for what it measured.
   const hits: Array<{ q: string; fts: number }> = [];
   for (const q of QUERIES) {
@@ -218,7 +212,4 @@ function writeResults(r: {
   fs.writeFileSync(file, md + '\n' + kept.map((k) => `\n${k}\n`).join(''));
 }
 
-main().catch((err) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+void runBench('bench', 900, main);

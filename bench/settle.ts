@@ -8,6 +8,8 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:settle [-- seed|settle|reads|report|jobs]
  *   BENCH_SETTLE_GIFTS=2000 BENCH_DONATIONS=1000000 BENCH_CAMPAIGNS=100000 READS_SECONDS=6 READS_ROUNDS=3 READS_CONNECTIONS=32
+ *
+ * Budget: 60 minutes (BENCH_BUDGET_S): seeding 1M gifts on a fresh server is most of it.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,6 +26,7 @@ import { moneyDatabases, urlOf } from './money-seed';
 import { ensureSeeded } from './db';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
+import { runBench } from './deadline';
 
 const GIFTS = Number(process.env.BENCH_SETTLE_GIFTS ?? 2000);
 const CAMPAIGNS = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
@@ -297,7 +300,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`money bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+void runBench('money', 3600, () => main());

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import { sandboxFee } from '../../src/integrations/payments';
 import { accounts, balance } from '../../src/modules/ledger';
+import { SHARE_IMAGES_QUEUE } from '../../src/modules/share-images';
 import { checkLedger } from '../../src/modules/integrity';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser } from '../helpers/auth';
@@ -11,12 +12,17 @@ import { signatureFor, stripeEvent } from '../helpers/stripe';
 import { chargeRefunded, dispute, piSucceeded, sandboxSucceeded, type Gift } from './donations-fixtures';
 
 /**
- * Proof (issue 8, item 9a): 1,000 signed webhook events for 300 gifts — 30% duplicates, shuffled,
- * full and partial refunds and disputes mixed in, some refunds ahead of their success — sent 16
- * at a time over HTTP leave the ledger, the counters, the events and the notifications exact.
+ * Proof (issue 8, item 9a): signed webhook events for many gifts — 30% duplicates, shuffled, full
+ * and partial refunds and disputes mixed in, some refunds ahead of their success — sent 16 at a
+ * time over HTTP leave the ledger, the counters, the events and the notifications exact.
+ *
+ * The suite runs a small instance (36 gifts, ~120 events: the same mix, the same races, every kind
+ * of event), sized to pass with both cores busy (issue 24 item 3). The measured, full-size run (300 gifts, 1,000
+ * events, events/s) is `npm run bench:settle-load`, which sets SETTLE_LOAD_GIFTS.
  */
-const GIFTS = 300;
-const EVENTS = 1_000;
+const GIFTS = Number(process.env.SETTLE_LOAD_GIFTS ?? 36);
+const REFUNDED = Math.round(GIFTS * 0.4); // 120 of 300
+const DISPUTED = Math.round(GIFTS * 2 / 15); // 40 of 300
 const CONCURRENCY = 16;
 
 // A seeded generator: a failure can be replayed.
@@ -48,6 +54,9 @@ let base: string;
 beforeAll(async () => {
   // Each gift comes from its own address (X-Forwarded-For), as donors do: the global per-IP limit stays out of the way.
   t = createTestApp({ env: { TRUST_PROXY: 'loopback' } });
+  // Drawing the campaigns' share images (debounced 5 s, so due while the jobs below drain) took a
+  // third of this test's time on a busy machine and checks nothing here (share-images-prerender's subject).
+  t.ctx.jobs.register(SHARE_IMAGES_QUEUE, async () => undefined);
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -94,7 +103,7 @@ function checkoutCompleted(p: Plan) {
   });
 }
 
-/** 700 distinct events: every success (Checkout sends two), refunds in one or two steps, disputes. */
+/** Distinct events (700 for 300 gifts): every success (Checkout sends two), refunds in one or two steps, disputes. */
 function eventsFor(plans: Plan[]) {
   const events: Array<Record<string, any>> = [];
   const early: Array<Record<string, any>> = [];
@@ -103,27 +112,27 @@ function eventsFor(plans: Plan[]) {
     if (p.checkout) events.push(checkoutCompleted(p));
   });
   const gross = (p: Plan) => p.amount_cents + p.tip_cents;
-  // 120 refunded gifts: 60 in two steps (partial, then full), 40 partial once, 20 full once.
-  plans.slice(0, 120).forEach((p, i) => {
-    if (i < 60) {
+  // 40% refunded (120 of 300): half in two steps (partial, then full), a third partial once, the rest full once.
+  plans.slice(0, REFUNDED).forEach((p, i) => {
+    if (i < REFUNDED / 2) {
       const part = Math.max(1, Math.floor(gross(p) / 3));
       events.push(chargeRefunded(p, part), chargeRefunded(p, gross(p)));
       p.refunded = gross(p);
-    } else if (i < 100) {
+    } else if (i < (REFUNDED * 5) / 6) {
       p.refunded = Math.max(1, Math.floor(gross(p) / 2));
-      // Twenty of these arrive before anything else: the refund settles the success first.
-      (i < 80 ? early : events).push(chargeRefunded(p, p.refunded));
+      // A sixth of the refunded (20 of 120) arrive before anything else: the refund settles the success first.
+      (i < (REFUNDED * 2) / 3 ? early : events).push(chargeRefunded(p, p.refunded));
     } else {
       p.refunded = gross(p);
       events.push(chargeRefunded(p, p.refunded));
     }
   });
-  // 40 disputed gifts: 30 closed (10 won, 20 lost), 10 left open. A dispute names only the charge
+  // Disputed gifts (40 of 300): three quarters closed (a third of them won), a quarter left open. A dispute names only the charge
   // and PaymentIntent, which a PaymentIntent gift records at creation (a Checkout gift only once settled).
-  plans.slice(120).filter((p) => !p.checkout).slice(0, 40).forEach((p, i) => {
+  plans.slice(REFUNDED).filter((p) => !p.checkout).slice(0, DISPUTED).forEach((p, i) => {
     events.push(dispute(p, 'charge.dispute.created', 'needs_response'));
-    if (i < 30) events.push(dispute(p, 'charge.dispute.closed', i < 10 ? 'won' : 'lost'));
-    p.disputed = i < 10 ? 0 : gross(p);
+    if (i < (DISPUTED * 3) / 4) events.push(dispute(p, 'charge.dispute.closed', i < DISPUTED / 4 ? 'won' : 'lost'));
+    p.disputed = i < DISPUTED / 4 ? 0 : gross(p);
   });
   return { early, events };
 }
@@ -146,7 +155,7 @@ function expected(plans: Plan[]) {
 }
 
 describe('settlement under load', () => {
-  test('when 1,000 signed events (30% duplicates, shuffled, refunds and disputes mixed in) arrive 16 at a time then ledger, counters, events and notifications are exact and check-ledger is clean', async () => {
+  test('when signed events (30% duplicates, shuffled, refunds and disputes mixed in) arrive 16 at a time then ledger, counters, events and notifications are exact and check-ledger is clean', async () => {
     const db = testDb();
     const owner = await createUser(db);
     const fundraisers = await Promise.all(Array.from({ length: 12 }, () => createFundraiser(db, owner.id, { goal_amount_cents: 1_000_000 })));
@@ -154,8 +163,10 @@ describe('settlement under load', () => {
     const plans = await startGifts(fundraisers.map((f) => f.id), emails);
 
     const { early, events } = eventsFor(plans);
-    expect(early.length + events.length).toBe(700);
-    const duplicates = Array.from({ length: EVENTS - 700 }, () => pick([...early, ...events]));
+    const distinct = early.length + events.length;
+    expect(distinct).toBeGreaterThanOrEqual(GIFTS * 2);
+    const EVENTS = Math.round(distinct / 0.7); // 30% duplicates: 1,000 for 300 gifts
+    const duplicates = Array.from({ length: EVENTS - distinct }, () => pick([...early, ...events]));
     const stream = [...early, ...shuffle([...events, ...duplicates])];
     expect(stream).toHaveLength(EVENTS);
 
@@ -173,13 +184,14 @@ describe('settlement under load', () => {
     });
     const elapsed = Date.now() - started;
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    console.log(`settle load: ${EVENTS} events in ${elapsed} ms (${Math.round((EVENTS / elapsed) * 1000)} events/s)`);
+    // The line bench/settle-load.ts reports: a measurement, never asserted (the machine may be busy).
+    console.log(`settle load: ${GIFTS} gifts, ${EVENTS} events in ${elapsed} ms (${Math.round((EVENTS / elapsed) * 1000)} events/s)`);
 
     // Each distinct event recorded once; every gift paid (or refunded) exactly once.
-    expect(Number((await db('processed_webhook_events').count({ n: '*' }))[0]!.n)).toBe(700);
+    expect(Number((await db('processed_webhook_events').count({ n: '*' }))[0]!.n)).toBe(distinct);
     const statusCounts = Object.fromEntries((await db('donations').select('status').count({ n: '*' }).groupBy('status')).map((r: any) => [r.status, Number(r.n)]));
     const refundedGifts = plans.filter((p) => p.refunded >= p.amount_cents).length;
-    expect(refundedGifts).toBeGreaterThanOrEqual(80);
+    expect(refundedGifts).toBeGreaterThanOrEqual(REFUNDED / 2); // the two-step refunds at least
     expect(statusCounts).toEqual({ paid: GIFTS - refundedGifts, refunded: refundedGifts });
 
     const want = expected(plans);
@@ -203,5 +215,6 @@ describe('settlement under load', () => {
       const n = await db('notifications').where({ type: 'donation_received', user_id: owner.id }).count({ n: '*' });
       expect(Number(n[0]!.n)).toBe(GIFTS);
     }
-  }, 120_000);
+    // 36 gifts took 35 s at load average 12 on 2 cores; 120 s holds at a 4x slowdown with room. The bench passes its own budget.
+  }, Number(process.env.SETTLE_LOAD_TIMEOUT_MS ?? 120_000));
 });
