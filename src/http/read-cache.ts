@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { InvalidationListener } from '../infra/invalidation';
 import { sendPrepared, type PreparedAnswer } from './caching';
 import type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
+import { assertReadCached } from './read-cache-routes';
 import { SharedLayer, type Entry } from './read-cache-shared';
 
 /**
@@ -102,6 +103,7 @@ export class ReadCache {
    * readers would otherwise all wait on the database after each gift.
    */
   async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
+    assertReadCached(res);
     if (!this.active) {
       this.count('bypass');
       return sendPrepared(req, res, (await compute()).answer);
@@ -143,7 +145,8 @@ export class ReadCache {
    * Stores what a read computed outside `serve` (a signed-in viewer's read of the guest bytes),
    * begun at `seq` (from snapshot()); never shared with concurrent reads while it runs.
    */
-  offer(key: string, seq: number, out: ReadOutcome): void {
+  offer(res: Response, key: string, seq: number, out: ReadOutcome): void {
+    assertReadCached(res);
     if (!out.cacheable || !this.active) return;
     this.store(key, { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null }, seq);
   }
