@@ -211,6 +211,9 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
       if (def.policy) await def.policy.check(args);
       const result = await def.handler(args);
+      // A write answers only once this instance's read cache has taken in what it committed
+      // (whichever module wrote which table): the caller's next guest read shows it.
+      if (def.method !== 'get' && ctx.readCache) await ctx.readCache.caughtUp();
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();

@@ -67,7 +67,7 @@ export class ReadCache {
     this.listener = new InvalidationListener(
       opts.connection,
       {
-        onMessage: (id) => this.invalidateSoft(id),
+        onMessage: (payload) => this.onNotification(payload),
         onUp: () => this.dropAll(),
         onDown: () => this.dropAll(),
       },
@@ -261,6 +261,32 @@ export class ReadCache {
     for (const key of this.byFundraiser.get(fundraiserId) ?? []) mark(key);
     for (const key of this.listKeys) mark(key);
     this.shared.bump();
+  }
+
+  /**
+   * A committed change from any process (migration 202611270801): `<id>` counts only (stale while
+   * refilled), `<id>:content` an edit (dropped outright), `*` everything (a category).
+   */
+  private onNotification(payload: string): void {
+    if (payload === '*') {
+      this.count('invalidation');
+      return this.dropAll();
+    }
+    const [id, kind] = payload.split(':');
+    if (kind === 'content') this.invalidate(id!);
+    else this.invalidateSoft(id!);
+  }
+
+  /**
+   * Resolves once this instance has taken in every change committed before the call (a write
+   * request calls it before answering, so its own next read shows the write whoever made it).
+   * False when it could not be confirmed: everything is dropped then.
+   */
+  async caughtUp(timeoutMs = 1_000): Promise<boolean> {
+    if (!this.listener.listening) return true; // not caching: nothing to catch up on
+    if (await this.listener.barrier(timeoutMs)) return true;
+    this.dropAll();
+    return false;
   }
 
   private dropAll(): void {
