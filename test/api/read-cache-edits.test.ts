@@ -28,7 +28,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-const guest = (t: TestApp, f: FundraiserRow) => request(t.app).get(`/api/v1/fundraisers/slug/${f.slug}?lang=es`).expect(200);
+const slugRead = (t: TestApp, f: FundraiserRow) => request(t.app).get(`/api/v1/fundraisers/slug/${f.slug}?lang=es`).expect(200);
 
 interface Case {
   table: string;
@@ -36,9 +36,21 @@ interface Case {
   write: (f: FundraiserRow, mark: string) => Promise<void>;
   shows: (body: any, mark: string) => boolean;
   api: boolean;
+  /** The cached read that shows it (default: the campaign's slug read). */
+  read?: (t: TestApp, f: FundraiserRow) => Promise<request.Response>;
 }
 
 const CASES: Case[] = [
+  {
+    table: 'categories (GET /categories)',
+    api: false,
+    read: (t) => request(t.app).get('/api/v1/categories?lang=es').expect(200),
+    write: async (f, mark) => {
+      const cat = await db('categories').where({ id: f.category_id }).first('names');
+      await db('categories').where({ id: f.category_id }).update({ names: { ...cat.names, es: `Lista ${mark}` } });
+    },
+    shows: (body, mark) => JSON.stringify(body.data).includes(`Lista ${mark}`),
+  },
   {
     table: 'fundraisers (PUT outcome-report)',
     api: true,
@@ -77,6 +89,7 @@ const CASES: Case[] = [
 ];
 
 test.each(CASES.map((c) => [c.table, c] as const))('when %s changes, then a cached guest read shows it on this instance at once and on another within 1 s', async (_name, c) => {
+  const guest = c.read ?? slugRead;
   const cat = await db('categories').first('id');
   const f = await createFundraiser(db, owner.id, { category_id: cat.id } as Partial<FundraiserRow>);
   // Both instances hold the campaign (the insert's notification taken in first, so the fill is kept).

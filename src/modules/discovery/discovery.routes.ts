@@ -119,7 +119,10 @@ export default defineRoutes(
       handler: async ({ req, res, ctx, query }) => {
         const lang = params.resolveLang(req, query.lang) ?? 'en';
         const compute = async (): Promise<ReadOutcome> => {
-          const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => repo.categories(ctx.db));
+          // Under a listening read cache the database is read directly: a category edit drops the
+          // cached answer on commit, and a refill from the 5-minute store would bring the old names back.
+          const load = () => repo.categories(ctx.db);
+          const rows = ctx.readCache?.active ? await load() : await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, load);
           const data = rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug }));
           return { answer: prepareAnswer({ data }, null), cacheable: true, fundraiserId: null };
         };
