@@ -11,17 +11,19 @@ import { SharedLayer, type Entry } from './read-cache-shared';
  * and its common filters, cities, categories). It keeps the answer as sent (bytes and ETag), so a
  * hit costs a map lookup and a write: no database, no JSON.stringify, no hashing.
  *
- * Freshness: every committed change to what a campaign's reads show notifies `read_cache` with
- * the campaign's id (database triggers, src/infra/invalidation.ts); each instance then drops that
- * campaign's entries and every list-like entry (cards, counts and cities may all move) stale: a
- * stale entry still answers while one refill runs, for at most `staleMs` (500 ms) after the
- * change, then reads wait for the database. The instance that made a change drops the entries
- * outright before answering (`invalidate`), so its own next read already shows it (a campaign
- * made private is 404 at once). While the listener is not LISTENing the cache only passes
- * through, since it could miss a change. A fill that overlaps a change to what it shows is kept
- * only as stale (or not at all after a local write), so a read begun before a commit cannot
- * pass the old answer off as fresh. Entries also lapse after `ttlMs` (what the triggers cannot
- * see: a renamed owner, the 24-hour window sliding).
+ * Freshness: every committed change to a table the cached reads show notifies `read_cache`
+ * (database triggers, migration 202611270801; test/api/read-cache-sources.test.ts checks every
+ * table the cached routes' SQL reads has one). A change of counts only (`<id>`) makes that
+ * campaign's entries and every list-like entry stale: a stale entry still answers while one
+ * refill runs, for at most `staleMs` (500 ms), then reads wait for the database. An edit
+ * (`<id>:content`, `*`) drops them outright on every instance. A write request answers only once
+ * its own instance has taken in every change committed before (`caughtUp`, called by
+ * define-routes), so its next read already shows it, whichever table it wrote. While the
+ * listener is not LISTENing the cache only passes through, since it could miss a change. A fill
+ * that overlaps a change to what it shows is kept only as stale (or not at all after an edit),
+ * so a read begun before a commit cannot pass the old answer off as fresh. Entries also lapse
+ * after `ttlMs` (what no trigger sees: the 24-hour window sliding). Only routes declaring
+ * `readCache: true` may use it (read-cache-routes.ts).
  *
  * With Redis, fills are shared between instances under one generation number that every
  * instance bumps on each notification: an entry is good only while the generation it was filled

@@ -3,7 +3,7 @@ import type { Logger } from './logger';
 
 /**
  * Invalidations of the public read cache, broadcast to every instance through Postgres
- * LISTEN/NOTIFY: triggers (migration 20261124170000) send `read_cache` with a fundraiser id in
+ * LISTEN/NOTIFY: triggers (migrations 20261124170000, 202611270801) send `read_cache` with a fundraiser id in
  * the transaction of each change, so a notification exists only once the change is committed
  * and reaches every instance, whichever process (API, worker, staff tool) made it.
  *
