@@ -110,6 +110,7 @@ test('every read-cached route has example requests here (a new one must add its 
 test('every table the read-cached answers read notifies the read cache on commit', async () => {
   const perRoute: Record<string, string[]> = {};
   const all = new Set<string>();
+  const allSql: string[] = [];
   for (const { key } of cachedRoutes()) {
     let statements = 0;
     for (const path of EXAMPLES[key]!(sample)) {
@@ -121,6 +122,7 @@ test('every table the read-cached answers read notifies the read cache on commit
         db.off('query', capture);
       }
       statements += captured.length;
+      allSql.push(...captured.map((q) => q.sql));
       const { tables, functions } = await tablesRead(captured);
       expect([...functions].filter((fn) => !fn.startsWith('pg_catalog.'))).toEqual([]);
       perRoute[path] = [...tables].sort();
@@ -129,7 +131,21 @@ test('every table the read-cached answers read notifies the read cache on commit
     expect({ key, statements: statements > 0 }).toEqual({ key, statements: true }); // misses: the reads ran their SQL
   }
   if (process.env.READ_CACHE_SOURCES_DUMP) require('node:fs').writeFileSync(process.env.READ_CACHE_SOURCES_DUMP, JSON.stringify(perRoute, null, 1));
+  // A function of the project's own called in a cached read hides its tables from the plan: none may be.
+  const own = await pg.query(`select distinct p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+     where n.nspname not in ('pg_catalog', 'information_schema') and p.prokind = 'f'
+       and p.prolang in (select oid from pg_language where lanname in ('sql', 'plpgsql'))
+       and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')`);
+  const used = (own.rows as { proname: string }[]).map((r) => r.proname).filter((name) => allSql.some((q) => new RegExp(`\\b${name}\\s*\\(`, 'i').test(q)));
+  expect(used).toEqual([]);
   const notifying = await notifyingTables();
   const missing = [...all].filter((t) => !notifying.has(t)).sort();
   expect({ missing, perRoute }).toEqual({ missing: [], perRoute });
+});
+
+test('when a route that does not declare readCache uses the cache, then the cache refuses it (it would escape the test above)', async () => {
+  const res = { locals: {} } as never;
+  const compute = async () => ({ answer: { body: Buffer.from('{}'), etag: '"x"', cacheControl: null, vary: null, status: 200 }, cacheable: true, fundraiserId: null });
+  await expect(app.ctx.readCache!.serve({} as never, res, 'undeclared', compute)).rejects.toThrow(/readCache: true/);
+  expect(() => app.ctx.readCache!.offer(res, 'undeclared', 0, { answer: { body: Buffer.from('{}'), etag: '"x"', cacheControl: null, vary: null, status: 200 }, cacheable: true, fundraiserId: null })).toThrow(/readCache: true/);
 });
