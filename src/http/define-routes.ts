@@ -9,6 +9,7 @@ import { ApiError, validationError } from './errors';
 import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
 import { captureExample, recordingExamples } from './openapi-examples';
 import type { Limiter, Limiters, SharedLimiterName } from './rate-limits';
+import { markReadCached } from './read-cache-routes';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -59,6 +60,12 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
    * list from these flags (rate-limits.ts globalSkipper).
    */
   skipGlobalLimiter?: boolean;
+  /**
+   * The route answers guests through the read cache (src/http/read-cache.ts). Only a route that
+   * declares it may use the cache (ReadCache refuses others), and test/api/read-cache-sources.test.ts
+   * runs every such route and checks that each table its SQL reads notifies the cache on commit.
+   */
+  readCache?: boolean;
   /** Feature flag; when off the route answers 403 with `feature_key`. */
   flag?: string;
   params?: ZodType<P>;
@@ -200,9 +207,13 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       // Claimed after validation (a malformed request is refused the same way every time) and
       // before the policy and handler; a replay or a refusal answers here.
       if (idempotencyKey !== undefined && (await beginIdempotent(ctx, req, res, actor, idempotencyKey))) return;
+      if (def.readCache) markReadCached(res);
       const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
       if (def.policy) await def.policy.check(args);
       const result = await def.handler(args);
+      // A write answers only once this instance's read cache has taken in what it committed
+      // (whichever module wrote which table): the caller's next guest read shows it.
+      if (def.method !== 'get' && ctx.readCache) await ctx.readCache.caughtUp();
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();

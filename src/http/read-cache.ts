@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { InvalidationListener } from '../infra/invalidation';
 import { sendPrepared, type PreparedAnswer } from './caching';
 import type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
+import { assertReadCached } from './read-cache-routes';
 import { SharedLayer, type Entry } from './read-cache-shared';
 
 /**
@@ -10,17 +11,19 @@ import { SharedLayer, type Entry } from './read-cache-shared';
  * and its common filters, cities, categories). It keeps the answer as sent (bytes and ETag), so a
  * hit costs a map lookup and a write: no database, no JSON.stringify, no hashing.
  *
- * Freshness: every committed change to what a campaign's reads show notifies `read_cache` with
- * the campaign's id (database triggers, src/infra/invalidation.ts); each instance then drops that
- * campaign's entries and every list-like entry (cards, counts and cities may all move) stale: a
- * stale entry still answers while one refill runs, for at most `staleMs` (500 ms) after the
- * change, then reads wait for the database. The instance that made a change drops the entries
- * outright before answering (`invalidate`), so its own next read already shows it (a campaign
- * made private is 404 at once). While the listener is not LISTENing the cache only passes
- * through, since it could miss a change. A fill that overlaps a change to what it shows is kept
- * only as stale (or not at all after a local write), so a read begun before a commit cannot
- * pass the old answer off as fresh. Entries also lapse after `ttlMs` (what the triggers cannot
- * see: a renamed owner, the 24-hour window sliding).
+ * Freshness: every committed change to a table the cached reads show notifies `read_cache`
+ * (database triggers, migration 202611270801; test/api/read-cache-sources.test.ts checks every
+ * table the cached routes' SQL reads has one). A change of counts only (`<id>`) makes that
+ * campaign's entries and every list-like entry stale: a stale entry still answers while one
+ * refill runs, for at most `staleMs` (500 ms), then reads wait for the database. An edit
+ * (`<id>:content`, `*`) drops them outright on every instance. A write request answers only once
+ * its own instance has taken in every change committed before (`caughtUp`, called by
+ * define-routes), so its next read already shows it, whichever table it wrote. While the
+ * listener is not LISTENing the cache only passes through, since it could miss a change. A fill
+ * that overlaps a change to what it shows is kept only as stale (or not at all after an edit),
+ * so a read begun before a commit cannot pass the old answer off as fresh. Entries also lapse
+ * after `ttlMs` (what no trigger sees: the 24-hour window sliding). Only routes declaring
+ * `readCache: true` may use it (read-cache-routes.ts).
  *
  * With Redis, fills are shared between instances under one generation number that every
  * instance bumps on each notification: an entry is good only while the generation it was filled
@@ -66,7 +69,7 @@ export class ReadCache {
     this.listener = new InvalidationListener(
       opts.connection,
       {
-        onMessage: (id) => this.invalidateSoft(id),
+        onMessage: (payload) => this.onNotification(payload),
         onUp: () => this.dropAll(),
         onDown: () => this.dropAll(),
       },
@@ -102,6 +105,7 @@ export class ReadCache {
    * readers would otherwise all wait on the database after each gift.
    */
   async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
+    assertReadCached(res);
     if (!this.active) {
       this.count('bypass');
       return sendPrepared(req, res, (await compute()).answer);
@@ -143,7 +147,8 @@ export class ReadCache {
    * Stores what a read computed outside `serve` (a signed-in viewer's read of the guest bytes),
    * begun at `seq` (from snapshot()); never shared with concurrent reads while it runs.
    */
-  offer(key: string, seq: number, out: ReadOutcome): void {
+  offer(res: Response, key: string, seq: number, out: ReadOutcome): void {
+    assertReadCached(res);
     if (!out.cacheable || !this.active) return;
     this.store(key, { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null }, seq);
   }
@@ -258,6 +263,32 @@ export class ReadCache {
     for (const key of this.byFundraiser.get(fundraiserId) ?? []) mark(key);
     for (const key of this.listKeys) mark(key);
     this.shared.bump();
+  }
+
+  /**
+   * A committed change from any process (migration 202611270801): `<id>` counts only (stale while
+   * refilled), `<id>:content` an edit (dropped outright), `*` everything (a category).
+   */
+  private onNotification(payload: string): void {
+    if (payload === '*') {
+      this.count('invalidation');
+      return this.dropAll();
+    }
+    const [id, kind] = payload.split(':');
+    if (kind === 'content') this.invalidate(id!);
+    else this.invalidateSoft(id!);
+  }
+
+  /**
+   * Resolves once this instance has taken in every change committed before the call (a write
+   * request calls it before answering, so its own next read shows the write whoever made it).
+   * False when it could not be confirmed: everything is dropped then.
+   */
+  async caughtUp(timeoutMs = 1_000): Promise<boolean> {
+    if (!this.listener.listening) return true; // not caching: nothing to catch up on
+    if (await this.listener.barrier(timeoutMs)) return true;
+    this.dropAll();
+    return false;
   }
 
   private dropAll(): void {

@@ -3,7 +3,7 @@ import type { Logger } from './logger';
 
 /**
  * Invalidations of the public read cache, broadcast to every instance through Postgres
- * LISTEN/NOTIFY: triggers (migration 20261124170000) send `read_cache` with a fundraiser id in
+ * LISTEN/NOTIFY: triggers (migrations 20261124170000, 202611270801) send `read_cache` with a fundraiser id in
  * the transaction of each change, so a notification exists only once the change is committed
  * and reaches every instance, whichever process (API, worker, staff tool) made it.
  *
@@ -19,6 +19,8 @@ export interface InvalidationHandlers {
   onDown(): void;
 }
 
+/** Payload prefix of this process's own catch-up markers (barrier), never a change. */
+const BARRIER = 'barrier:';
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -29,6 +31,8 @@ export class InvalidationListener {
   private timer: NodeJS.Timeout | null = null;
   /** True while LISTEN is in effect: every committed change since then will be delivered. */
   listening = false;
+  private barrierSeq = 0;
+  private readonly barriers = new Map<string, () => void>();
 
   constructor(
     private readonly connection: string | pg.ClientConfig,
@@ -62,7 +66,9 @@ export class InvalidationListener {
     client.on('error', fail);
     client.on('end', () => fail());
     client.on('notification', (msg) => {
-      if (msg.channel === READ_CACHE_CHANNEL && msg.payload) this.handlers.onMessage(msg.payload);
+      if (msg.channel !== READ_CACHE_CHANNEL || !msg.payload) return;
+      if (msg.payload.startsWith(BARRIER)) this.barriers.get(msg.payload)?.();
+      else this.handlers.onMessage(msg.payload);
     });
     try {
       await client.connect();
@@ -73,6 +79,31 @@ export class InvalidationListener {
       this.handlers.onUp();
     } catch (err) {
       fail(err as Error);
+    }
+  }
+
+  /**
+   * Notifies the channel from this session and waits for that notification to come back. Postgres
+   * delivers notifications in commit order, so once it is back every change committed before the
+   * call has been handed to onMessage. False on timeout or a lost connection.
+   */
+  async barrier(timeoutMs: number): Promise<boolean> {
+    const client = this.client;
+    if (!client || !this.listening) return false;
+    const token = `${BARRIER}${process.pid}:${(this.barrierSeq += 1)}`;
+    let timer: NodeJS.Timeout | undefined;
+    const back = new Promise<boolean>((resolve) => {
+      this.barriers.set(token, () => resolve(true));
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      await client.query('select pg_notify($1, $2)', [READ_CACHE_CHANNEL, token]);
+      return await back;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      this.barriers.delete(token);
     }
   }
 

@@ -29,6 +29,7 @@ export default defineRoutes(
       method: 'get',
       path: '/fundraisers',
       skipGlobalLimiter: true,
+      readCache: true,
       summary: 'List public campaigns (FundraiserCard), with search, filters and near-me',
       description:
         'Only public, non-deleted campaigns with status active or ended. Repeated parameters use their first value ' +
@@ -71,6 +72,7 @@ export default defineRoutes(
       method: 'get',
       path: '/fundraisers/cities',
       skipGlobalLimiter: true,
+      readCache: true,
       summary: 'Cities with at least one active public campaign, with a campaign count',
       description: "Label 'City, ST' in the US, 'City, Country' elsewhere; lat/lng 2 decimals; count desc then label. Cached 5 minutes.",
       auth: 'none',
@@ -107,6 +109,7 @@ export default defineRoutes(
       method: 'get',
       path: '/categories',
       skipGlobalLimiter: true,
+      readCache: true,
       summary: 'Campaign categories with names in the requested language',
       description: 'Language: `lang` (en, ru, uk, es), else the `lang` cookie, else Accept-Language, else en.',
       auth: 'none',
@@ -116,7 +119,10 @@ export default defineRoutes(
       handler: async ({ req, res, ctx, query }) => {
         const lang = params.resolveLang(req, query.lang) ?? 'en';
         const compute = async (): Promise<ReadOutcome> => {
-          const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => repo.categories(ctx.db));
+          // Under a listening read cache the database is read directly: a category edit drops the
+          // cached answer on commit, and a refill from the 5-minute store would bring the old names back.
+          const load = () => repo.categories(ctx.db);
+          const rows = ctx.readCache?.active ? await load() : await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, load);
           const data = rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug }));
           return { answer: prepareAnswer({ data }, null), cacheable: true, fundraiserId: null };
         };

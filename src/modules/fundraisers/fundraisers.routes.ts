@@ -62,7 +62,7 @@ async function detailRead(
   if (copy) return sendPrepared(req, res, asViewer(actor, copy));
   const seq = ctx.readCache.snapshot();
   const out = await compute();
-  ctx.readCache.offer(key, seq, out);
+  ctx.readCache.offer(res, key, seq, out);
   return sendPrepared(req, res, asViewer(actor, out.answer));
 }
 
@@ -148,6 +148,7 @@ export function fundraisersRoutes({ giftsByChannel, giftImpact }: ShareGiftReads
         method: 'get',
         path: '/slug/:slug',
         skipGlobalLimiter: true,
+        readCache: true,
         summary: 'Fundraiser by slug, with the slug-only fields',
         description:
           'Visibility: live (active, paused, ended), not private, not deleted; otherwise 404 to everyone but the owner. Unlisted campaigns are readable. donor_count is live. beneficiary_contact and trustStatus (cached 15 minutes) only for the owner. ' + CACHE_DOC,
@@ -163,6 +164,7 @@ export function fundraisersRoutes({ giftsByChannel, giftImpact }: ShareGiftReads
         method: 'get',
         path: '/:id',
         skipGlobalLimiter: true,
+        readCache: true,
         summary: 'Fundraiser by id',
         description:
           'Same visibility as the slug read; no slug-only fields; donor_count is the stored counter. lang overlays the stored translation. ' + CACHE_DOC,
@@ -212,6 +214,7 @@ export function fundraisersRoutes({ giftsByChannel, giftImpact }: ShareGiftReads
         method: 'get',
         path: '/:id/stats',
         skipGlobalLimiter: true,
+        readCache: true,
         summary: 'Fundraiser money stats',
         auth: 'optional',
         limiters: ['public'],
