@@ -181,6 +181,6 @@ export function reachableDataDir(requested: string, user: PgUser, notice: (msg: 
   }
   if (link) fs.rmdirSync(requested); // the empty folder a failed start left
   fs.symlinkSync(relocated, requested);
-  notice(`embedded Postgres: the '${user.name}' user cannot enter ${path.dirname(requested)}, so the cluster lives in ${relocated} (linked from ${requested})`);
+  notice(`embedded Postgres: the '${user.name}' user cannot reach ${path.dirname(requested)}, so the cluster lives in ${relocated} (linked from ${requested})`);
   return relocated;
 }
