@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RELOCATED_DATA_BASE } from '../../src/db/postgres-user';
+import { postgresUser, reachableDataDir, RELOCATED_DATA_BASE } from '../../src/db/postgres-user';
 
 const root = path.resolve(__dirname, '../..');
 const isRoot = process.getuid?.() === 0;
@@ -98,4 +98,39 @@ when('embedded Postgres as root in a folder only root may enter (root only)', ()
     expect(fs.readdirSync(tmp).filter((n) => n.startsWith('cf-test-pg-'))).toEqual([]);
     expect(fs.statSync(top).mode & 0o777).toBe(0o700);
   }, 180_000);
+
+  test('when a cluster already sits where the postgres user cannot reach then the start fails with one line naming the fix, and nothing moves', () => {
+    const user = postgresUser();
+    const secret = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-root-held-'));
+    try {
+      const requested = path.join(secret, '.data', 'pg');
+      fs.mkdirSync(requested, { recursive: true });
+      fs.writeFileSync(path.join(requested, 'PG_VERSION'), '17\n');
+      let message = '';
+      try {
+        reachableDataDir(requested, user, () => undefined);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/cannot reach the cluster in .*\.data\/pg; let it through \(chmod o\+x .*\) or move DATA_DIR, or set DATABASE_URL/);
+      expect(message).not.toContain('\n');
+      expect(fs.lstatSync(requested).isDirectory()).toBe(true);
+      expect(fs.statSync(secret).mode & 0o777).toBe(0o700);
+    } finally {
+      fs.rmSync(secret, { recursive: true, force: true });
+    }
+  });
+
+  test('when the data folder is reachable then it is used in place, with no notice', () => {
+    const open = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-root-open-'));
+    try {
+      fs.chmodSync(open, 0o755);
+      const notices: string[] = [];
+      const requested = path.join(open, '.data', 'pg');
+      expect(reachableDataDir(requested, postgresUser(), (m) => notices.push(m))).toBe(requested);
+      expect(notices).toEqual([]);
+    } finally {
+      fs.rmSync(open, { recursive: true, force: true });
+    }
+  });
 });
