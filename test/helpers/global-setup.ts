@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
+import { RELOCATED_DATA_BASE } from '../../src/db/postgres-user';
 import { createDb, migrateLatest } from '../../src/db/knex';
 
 /**
@@ -39,6 +40,8 @@ export default async function globalSetup(): Promise<void> {
     g.__dropTestDb = async () => {
       await emb.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+      // As root with a temp folder the postgres user cannot enter, the cluster was put elsewhere.
+      if (emb.dataDir.startsWith(RELOCATED_DATA_BASE + path.sep)) fs.rmSync(path.dirname(emb.dataDir), { recursive: true, force: true });
     };
   }
   const db = createDb(url, { max: 2 });
