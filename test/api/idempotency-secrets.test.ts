@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { RouteDef } from '../../src/http/define-routes';
 import { idempotencyApplies } from '../../src/http/idempotency';
 import { buildOpenApi } from '../../src/http/openapi';
+import { up as redactStoredSecrets } from '../../migrations/20261127060100_redact_idempotent_secrets';
 import { modulesFor } from '../../src/modules';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, sessionCookies } from '../helpers/auth';
@@ -67,7 +68,7 @@ function propertyPaths(doc: Schema, schema: Schema | undefined, at: string, out:
 }
 
 /** How to call each secret-bearing route for real: answers the request (with `key`) and where the secrets are. */
-type Caller = (key: string) => Promise<request.Test>;
+type Caller = (key: string) => Promise<request.Response>;
 const signedIn = async () => authHeaders(t, await createUser(testDb()));
 const CALLERS: Record<string, () => Promise<Caller>> = {
   'POST /api/v1/api-keys': async () => {
@@ -160,4 +161,28 @@ describe('secrets in the idempotency store', () => {
       expect(JSON.stringify(first.body)).not.toContain('secret_redacted');
     },
   );
+});
+
+describe('answers stored before secretFields', () => {
+  test('when the migration runs over stored secret answers, then they are redacted in place (or deleted when not JSON) and other answers are left alone', async () => {
+    const row = (key: string, path: string, body: string) => ({
+      scope: `migration-${randomUUID()}`, key, method: 'POST', path, fingerprint: 'f', state: 'complete', claim: randomUUID(),
+      status_code: 201, response_headers: JSON.stringify({ 'content-type': 'application/json', etag: 'W/"x"' }), response_body: Buffer.from(body),
+    });
+    const apiKey = row('a', '/api/v1/api-keys', JSON.stringify({ api_key: 'ak_live_stored_secret', key: { id: 'k1', prefix: 'ak_live_stor' } }));
+    const rotated = row('b', `/api/v1/webhook-endpoints/${randomUUID()}/rotate-secret`, JSON.stringify({ data: { secret: 'whsec_stored' } }));
+    const notJson = row('c', '/api/v1/webhook-endpoints', 'whsec_in_plain_text');
+    const gift = row('d', '/api/v1/donations', JSON.stringify({ data: { url: 'https://checkout.test/cs_1' } }));
+    await testDb()('idempotency_keys').insert([apiKey, rotated, notJson, gift]);
+
+    await redactStoredSecrets(testDb());
+
+    const after = async (r: { scope: string; key: string }) => testDb()('idempotency_keys').where({ scope: r.scope, key: r.key }).first();
+    const a = await after(apiKey);
+    expect(JSON.parse(a.response_body.toString())).toEqual({ api_key: null, secret_redacted: true, key: { id: 'k1', prefix: 'ak_live_stor' } });
+    expect(a.response_headers).toEqual({ 'content-type': 'application/json' });
+    expect(JSON.parse((await after(rotated)).response_body.toString())).toEqual({ data: { secret: null, secret_redacted: true } });
+    expect(await after(notJson)).toBeUndefined();
+    expect((await after(gift)).response_body.toString()).toBe(gift.response_body.toString());
+  });
 });
