@@ -98,6 +98,13 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
    * POST (except raw-body routes), false otherwise; false for a whole module via defineRoutes.
    */
   idempotent?: boolean;
+  /**
+   * Dotted paths of secrets in the JSON answer (`api_key`, `data.secret`): shown in the first
+   * answer only; the stored Idempotency-Key copy has them null with `secret_redacted: true`
+   * (secret-fields.ts). test/api/idempotency-secrets.test.ts fails for a secret-looking response
+   * property that is neither listed here nor on its reasoned allowlist.
+   */
+  secretFields?: string[];
   /** OpenAPI operationId; derived from method and path when absent. */
   operationId?: string;
   handler: (args: HandlerArgs<P, Q, B, A>) => unknown | Promise<unknown>;
@@ -206,7 +213,7 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       // enforceAuth has thrown for a missing actor wherever the rule requires one.
       // Claimed after validation (a malformed request is refused the same way every time) and
       // before the policy and handler; a replay or a refusal answers here.
-      if (idempotencyKey !== undefined && (await beginIdempotent(ctx, req, res, actor, idempotencyKey))) return;
+      if (idempotencyKey !== undefined && (await beginIdempotent(ctx, req, res, actor, idempotencyKey, def.secretFields))) return;
       if (def.readCache) markReadCached(res);
       const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
       if (def.policy) await def.policy.check(args);

@@ -4,6 +4,7 @@ import type { AppContext } from '../context';
 import type { Actor } from './actor';
 import { actorOrNull } from './credentials';
 import { ApiError } from './errors';
+import { redactAnswer } from './secret-fields';
 import { claimKey, completeKey, releaseKey, type KeyRequest, type StoredKey } from './idempotency.repo';
 
 export { pruneIdempotencyKeys } from './idempotency.repo';
@@ -80,11 +81,25 @@ function replay(res: Response, row: StoredKey): void {
 type Where = { scope: string; key: string; claim: string };
 
 /**
+ * What is kept of an answer: with its secret fields redacted (the first answer still goes out
+ * whole), or null when the body cannot be read for them (then the key is freed, never stored).
+ * A redacted copy drops its ETag, which named the body as sent.
+ */
+function storedAnswer(body: Buffer, headers: Record<string, string>, secretFields: readonly string[]): { body: Buffer; headers: Record<string, string> } | null {
+  if (!secretFields.length) return { body, headers };
+  const redacted = redactAnswer(body, secretFields);
+  if (!redacted) return null;
+  if (!redacted.redacted) return { body, headers };
+  const { etag: _etag, ...rest } = headers;
+  return { body: redacted.body, headers: rest };
+}
+
+/**
  * Holds the response's end until its answer is stored under our claim (< 500) or the claim is
  * freed (5xx), whoever renders it (the pipeline, the error middleware, a handler writing
  * itself), so a retry that arrives after the answer always finds it stored.
  */
-function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: Where): void {
+function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: Where, secretFields: readonly string[]): void {
   const chunks: Buffer[] = [];
   const toBuffer = (chunk: unknown, enc?: unknown) =>
     Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, (typeof enc === 'string' ? enc : 'utf8') as BufferEncoding) : Buffer.from(chunk as Uint8Array);
@@ -106,7 +121,8 @@ function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: W
       const v = res.getHeader(name);
       if (v !== undefined) headers[name] = String(v);
     }
-    const store = status >= 500 ? releaseKey(ctx.db, where) : completeKey(ctx.db, where, { status, headers, body: Buffer.concat(chunks) });
+    const stored = status >= 500 ? null : storedAnswer(Buffer.concat(chunks), headers, secretFields);
+    const store = stored ? completeKey(ctx.db, where, { status, headers: stored.headers, body: stored.body }) : releaseKey(ctx.db, where);
     store
       .catch((err: unknown) => {
         // The answer still goes out; an unstored key is freed (best effort) or goes stale.
@@ -126,7 +142,14 @@ function storeAnswerOnEnd(ctx: AppContext, req: Request, res: Response, where: W
  * caller's scope, or the request is answered here: the stored answer again (answers true), 422
  * for the key reused on a different request, 409 while the first still runs.
  */
-export async function beginIdempotent(ctx: AppContext, req: Request, res: Response, actor: Actor | null, key: string): Promise<boolean> {
+export async function beginIdempotent(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  actor: Actor | null,
+  key: string,
+  secretFields: readonly string[] = [],
+): Promise<boolean> {
   // Routes with auth 'none' skip credentials; a signed-in caller still gets their own scope there.
   const who = actor ?? (await actorOrNull(req, ctx.credentials));
   const request: KeyRequest = {
@@ -141,7 +164,7 @@ export async function beginIdempotent(ctx: AppContext, req: Request, res: Respon
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const got = await claimKey(ctx.db, request, claim);
     if (got.claimed) {
-      storeAnswerOnEnd(ctx, req, res, { scope: request.scope, key, claim });
+      storeAnswerOnEnd(ctx, req, res, { scope: request.scope, key, claim }, secretFields);
       return false;
     }
     const row = got.row;

@@ -5,6 +5,7 @@ import { idempotencyApplies } from './idempotency';
 import { exampleKey, loadExamples } from './openapi-examples';
 import { limiterNamesOf, responsesOf } from './openapi-responses';
 import { orderByTags } from './openapi-tags';
+import { secretFieldsNote } from './secret-fields';
 
 export const API_VERSION = '3.1.2';
 
@@ -16,7 +17,7 @@ const idempotencyHeaders = z.object({
     .max(255)
     .optional()
     .describe(
-      'Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept.',
+      'Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it.',
     ),
 });
 
@@ -61,6 +62,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
     r.policy ? `Policy: ${r.policy.describe}.` : undefined,
     limiterNames.length ? `Rate limiters: ${limiterNames.join(', ')}.` : undefined,
     r.flag ? `Feature flag: ${r.flag}.` : undefined,
+    r.secretFields?.length ? secretFieldsNote(r.secretFields) : undefined,
     parts.size < PARTS.length
       ? `Schema not rendered for: ${PARTS.filter((p) => !parts.has(p)).join(', ')}.`
       : undefined,

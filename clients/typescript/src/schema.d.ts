@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (the full key is returned once, in api_key)
-         * @description Signed-in session only (session cookies, or a native app's ID token): an API key or an impersonated session answers 403 with `required_permission: api_keys.manage`. Every key expires: one year after creation unless `expires_at` asks for sooner; `expires_at` must be in the future and at most one year away (400 otherwise); null means the default. `expires_at` is an ISO 8601 timestamp; without a UTC offset it is read as UTC, and a bare date means midnight UTC of that day. Auth: session-only. Rate limiters: global.
+         * @description Signed-in session only (session cookies, or a native app's ID token): an API key or an impersonated session answers 403 with `required_permission: api_keys.manage`. Every key expires: one year after creation unless `expires_at` asks for sooner; `expires_at` must be in the future and at most one year away (400 otherwise); null means the default. `expires_at` is an ISO 8601 timestamp; without a UTC offset it is read as UTC, and a bare date means midnight UTC of that day. Auth: session-only. Rate limiters: global. Secret: `api_key` is shown only in this first answer. An Idempotency-Key replay answers it as null with `secret_redacted: true` beside it (the stored answer never keeps a secret).
          */
         post: operations["postApiKeys"];
         delete?: never;
@@ -2489,7 +2489,7 @@ export interface paths {
         put?: never;
         /**
          * A link to the processor's dashboard for your account
-         * @description `account_id` defaults to your own account; an organization's account needs org.manage_payouts there; an account you cannot manage, or none, answers 404. Auth: required. Policy: the account is the caller's own, or an organization's where the caller holds org.manage_payouts (any other id, or no account yet, 404). Rate limiters: authenticated.
+         * @description `account_id` defaults to your own account; an organization's account needs org.manage_payouts there; an account you cannot manage, or none, answers 404. Auth: required. Policy: the account is the caller's own, or an organization's where the caller holds org.manage_payouts (any other id, or no account yet, 404). Rate limiters: authenticated. Secret: `data.url` is shown only in this first answer. An Idempotency-Key replay answers it as null with `secret_redacted: true` beside it (the stored answer never keeps a secret).
          */
         post: operations["postProcessorConnectDashboardLink"];
         delete?: never;
@@ -2509,7 +2509,7 @@ export interface paths {
         put?: never;
         /**
          * Start or resume Connect onboarding
-         * @description Creates your connected account once (repeated calls resume the same account) and answers a fresh onboarding link; the processor returns you to the site (`{site_url}/settings/payouts`). `organization_id` onboards that organization's account instead: it needs org.manage_payouts there (unknown organization 404 `Organization not found`, else 403 `Requires permission: org.manage_payouts`). Auth: required. Policy: with organization_id, the caller holds org.manage_payouts in that organization (unknown 404 Organization not found, else 403). Rate limiters: authenticated.
+         * @description Creates your connected account once (repeated calls resume the same account) and answers a fresh onboarding link; the processor returns you to the site (`{site_url}/settings/payouts`). `organization_id` onboards that organization's account instead: it needs org.manage_payouts there (unknown organization 404 `Organization not found`, else 403 `Requires permission: org.manage_payouts`). Auth: required. Policy: with organization_id, the caller holds org.manage_payouts in that organization (unknown 404 Organization not found, else 403). Rate limiters: authenticated. Secret: `data.url` is shown only in this first answer. An Idempotency-Key replay answers it as null with `secret_redacted: true` beside it (the stored answer never keeps a secret).
          */
         post: operations["postProcessorConnectOnboarding"];
         delete?: never;
@@ -3265,7 +3265,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint (its signing secret is shown only here and on rotation)
-         * @description Any signed-in credential. With `organization_id` the endpoint receives that organization's campaign and payout events and needs org.update_settings there (unknown 404, else 403); without it, the caller's own. The URL must be https in production; a host that is or resolves to a loopback, private, link-local or metadata address answers 400 with code `WEBHOOK_URL_REFUSED` (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private ranges, never link-local). Deliveries follow the Standard Webhooks spec: headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>` keyed by the secret). Auth: required. Rate limiters: global.
+         * @description Any signed-in credential. With `organization_id` the endpoint receives that organization's campaign and payout events and needs org.update_settings there (unknown 404, else 403); without it, the caller's own. The URL must be https in production; a host that is or resolves to a loopback, private, link-local or metadata address answers 400 with code `WEBHOOK_URL_REFUSED` (WEBHOOK_ALLOW_PRIVATE=true allows loopback and private ranges, never link-local). Deliveries follow the Standard Webhooks spec: headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>` keyed by the secret). Auth: required. Rate limiters: global. Secret: `data.secret` is shown only in this first answer. An Idempotency-Key replay answers it as null with `secret_redacted: true` beside it (the stored answer never keeps a secret).
          */
         post: operations["postWebhookEndpoints"];
         delete?: never;
@@ -3353,7 +3353,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing secret (the old one stops signing at once)
-         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required. Rate limiters: global.
+         * @description The caller's own endpoint, or one of an organization where the caller holds org.update_settings; any other (another account's, unknown) answers 404 `Webhook endpoint not found`. Auth: required. Rate limiters: global. Secret: `data.secret` is shown only in this first answer. An Idempotency-Key replay answers it as null with `secret_redacted: true` beside it (the stored answer never keeps a secret).
          */
         post: operations["postWebhookEndpointsByIdRotateSecret"];
         delete?: never;
@@ -4549,7 +4549,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4729,7 +4729,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4880,7 +4880,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5442,7 +5442,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5859,7 +5859,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6599,7 +6599,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6828,7 +6828,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6983,7 +6983,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7190,7 +7190,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7310,7 +7310,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7421,7 +7421,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7848,7 +7848,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8089,7 +8089,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8423,7 +8423,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8564,7 +8564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9077,7 +9077,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9790,7 +9790,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9967,7 +9967,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10176,7 +10176,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10316,7 +10316,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10968,7 +10968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12772,7 +12772,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13256,7 +13256,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13517,7 +13517,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15189,7 +15189,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15531,7 +15531,7 @@ export interface operations {
                 name: string;
             };
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16110,7 +16110,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16899,7 +16899,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -17620,7 +17620,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -18049,7 +18049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -18342,7 +18342,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -18548,7 +18548,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -18663,7 +18663,7 @@ export interface operations {
                 v?: string;
             };
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -18842,7 +18842,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -18964,7 +18964,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -19874,7 +19874,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -20448,7 +20448,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -21175,7 +21175,7 @@ export interface operations {
                 force?: string;
             };
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -21297,7 +21297,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -21404,7 +21404,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -21821,7 +21821,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -22105,7 +22105,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -22293,7 +22293,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -22398,7 +22398,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -23199,7 +23199,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -23625,7 +23625,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -24130,7 +24130,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -24228,7 +24228,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -24327,7 +24327,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. A stored answer never keeps a secret: the replay answers a secret field as null with `secret_redacted: true` beside it. */
                 "Idempotency-Key"?: string;
             };
             path: {

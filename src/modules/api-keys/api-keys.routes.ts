@@ -69,6 +69,8 @@ export default defineRoutes(
           created_at: z.string(),
         }),
       }),
+      // The full key is a credential: a replay shows `key` (id, prefix) so a client can revoke it.
+      secretFields: ['api_key'],
       handler: ({ ctx, actor, body }) => createKey(ctx, actor.userId, body),
     }),
     route({

@@ -29,6 +29,8 @@ export default defineRoutes(
       policy: managesOrganizationPayouts,
       body: onboardingBody,
       response: onboardingAnswer,
+      // A single-use bearer link into the account's onboarding; a fresh one is a new call away.
+      secretFields: ['data.url'],
       errors: [403, 404],
       handler: async ({ req, ctx, actor }) => ({ data: await startOnboarding(ctx, actor, onboardingOrganization(req) ?? undefined) }),
     }),
@@ -58,6 +60,8 @@ export default defineRoutes(
       policy: managesAccount(({ body }: { body: { account_id?: string } }) => body.account_id),
       body: dashboardBody,
       response: linkAnswer,
+      // A single-use sign-in link to the payee's processor dashboard: a credential while it lives.
+      secretFields: ['data.url'],
       errors: [404],
       handler: async ({ req, ctx }) => ({ data: await dashboardLink(ctx, managedAccount(req)) }),
     }),

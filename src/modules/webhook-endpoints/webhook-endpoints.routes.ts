@@ -18,6 +18,7 @@ export default defineRoutes(
       auth: 'required',
       body: s.createBody,
       response: s.createdEnvelope,
+      secretFields: ['data.secret'],
       handler: ({ ctx, actor, body }) => service.createEndpoint(ctx, actor, body),
     }),
     route({
@@ -68,6 +69,7 @@ export default defineRoutes(
       auth: 'required',
       params: idParams,
       response: s.secretEnvelope,
+      secretFields: ['data.secret'],
       handler: async ({ ctx, actor, params }) => service.rotateSecret(ctx, await service.manageableEndpoint(ctx, actor, params.id)),
     }),
     route({
