@@ -17,7 +17,7 @@ import { checkLedger } from '../../src/modules/integrity';
 import { testConfig } from '../helpers/app';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
-import { freePort, ROOT, until } from '../helpers/processes';
+import { freePort, machineSlowdown, ROOT, until } from '../helpers/processes';
 import { stripeEvent } from '../helpers/stripe';
 
 /**
@@ -27,12 +27,16 @@ import { stripeEvent } from '../helpers/stripe';
  * Retry-After while the database is away, /readyz within a second, the per-IP limit still
  * limiting without Redis, recovery by itself, and no paid gift lost.
  */
-jest.setTimeout(120_000);
+// The bounds are the mechanism's (pool wait, statement timeout, readiness probe), stretched by how
+// busy the machine is when the file starts, so a loaded laptop checks the same thing as an idle one.
+const SLOW = machineSlowdown();
+jest.setTimeout(Math.round(120_000 * Math.min(SLOW, 4)));
 
-const ACQUIRE_MS = 1000;
-const STATEMENT_MS = 1500;
+const ACQUIRE_MS = Math.round(1000 * SLOW);
+const STATEMENT_MS = Math.round(1500 * SLOW);
+const QUICK_MS = Math.round(1000 * SLOW);
 // acquire + statement + the client's read slack (1 s) + scheduling slack.
-const BOUND_MS = ACQUIRE_MS + STATEMENT_MS + 1000 + 1500;
+const BOUND_MS = ACQUIRE_MS + STATEMENT_MS + 1000 + Math.round(1500 * SLOW);
 
 let dir: string;
 let pgPort: number;
@@ -311,7 +315,7 @@ test('when Redis is killed and Postgres is stopped and frozen under load, then n
   const r2 = await ready();
   const readyMs = Date.now() - t0;
   expect(r2.status).toBe(503);
-  expect(readyMs).toBeLessThan(1000);
+  expect(readyMs).toBeLessThan(QUICK_MS);
   await sleep(2500);
   phase = 'db-thawed';
   signal(frozen, 'SIGCONT');
@@ -335,7 +339,7 @@ test('when Redis is killed and Postgres is stopped and frozen under load, then n
   // Redis down costs nothing the user sees: no 503 and the usual speed.
   const redisDown = answers.filter((a) => (a.phase === 'redis-down' || a.phase === 'redis-frozen') && a.what !== 'signin');
   expect(redisDown.filter((a) => a.status >= 500)).toEqual([]);
-  expect(Math.max(...redisDown.map((a) => a.ms))).toBeLessThan(1000);
+  expect(Math.max(...redisDown.map((a) => a.ms))).toBeLessThan(QUICK_MS);
 
   expect(gifts.length).toBeGreaterThan(5);
   expect(gifts.filter((g) => !g.acked)).toEqual([]);

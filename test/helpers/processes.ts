@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 
 /** The project's root, where `npm start` and `npm run admin` run. */
@@ -52,4 +53,15 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * How many times slower than an idle machine this one runs now: runnable tasks per core over
+ * the last minute, never below 1. Tests whose contract is a latency bound (an outage answered
+ * within N ms) scale N by it, so a laptop busy with other work checks the same mechanism
+ * instead of its own load; an unbounded answer (a hang) still fails.
+ */
+export function machineSlowdown(): number {
+  const perCore = os.loadavg()[0]! / Math.max(1, os.availableParallelism());
+  return Math.max(1, Math.min(10, perCore));
 }
