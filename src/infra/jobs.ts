@@ -4,6 +4,7 @@ import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logg
 import { countingEvents, quietLogger, toCronItem, workerLogger, type CronEntry } from './jobs-adapters';
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
+import { directConnection, endpointsOf } from '../db/endpoints';
 
 export type { CronEntry } from './jobs-adapters';
 
@@ -78,17 +79,9 @@ export async function claimInbox(trx: Knex.Transaction, consumer: string, messag
   return rows.length === 1;
 }
 
-function pgConfigOf(db: Knex): pg.PoolConfig {
-  const conn = (db.client.config as { connection?: unknown }).connection;
-  if (typeof conn === 'string') return { connectionString: conn };
-  // knex keeps a parsed URL's password as a non-enumerable property: copy it by name.
-  if (conn && typeof conn === 'object') return { ...(conn as pg.PoolConfig), password: (conn as pg.PoolConfig).password };
-  throw new Error('job worker: the knex connection is neither a URL nor an object');
-}
-
 /** graphile-worker's schema and functions; migrateLatest runs this before the app's migrations. */
 export async function migrateJobSchema(db: Knex): Promise<void> {
-  const pool = new pg.Pool({ ...pgConfigOf(db), max: 1 });
+  const pool = new pg.Pool({ ...directConnection(db), max: 1 });
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   try {
@@ -97,6 +90,9 @@ export async function migrateJobSchema(db: Knex): Promise<void> {
     await pool.end();
   }
 }
+
+/** Direct connections of the job engine per process when DATABASE_URL is a pooler. */
+export const POOLED_MODE_JOB_ENGINE_CONNECTIONS = 3;
 
 export interface JobWorkerOptions {
   concurrency?: number;
@@ -161,10 +157,15 @@ export class JobWorker {
 
   private getPool(): pg.Pool {
     if (!this.pool) {
-      const max = Math.max(2, (this.opts.concurrency ?? 4) + 2);
+      // graphile-worker 0.17 takes its LISTEN client from the pool it runs its own statements on
+      // (no separate listener setting), and LISTEN does not survive a transaction-mode pooler: so
+      // its pool is always direct (DATABASE_DIRECT_URL when set). Behind a pooler it is kept
+      // small, one listener and two for its short bookkeeping statements (take, complete, fail a
+      // job); the jobs' own work runs on the app's pool (ctx.db), through the pooler.
+      const max = endpointsOf(this.db).pooled ? POOLED_MODE_JOB_ENGINE_CONNECTIONS : Math.max(2, (this.opts.concurrency ?? 4) + 2);
       // Idle clients close and never hold the process open (tests, CLI); errors of idle clients
       // (the database restarting) are logged, never thrown.
-      this.pool = new pg.Pool({ ...pgConfigOf(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+      this.pool = new pg.Pool({ ...directConnection(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
       // While stopping, the database may go first (the embedded cluster): not worth a warning.
       const warn = (what: string) => (err: Error) => (this.stopped ? this.log.debug({ err }, what) : this.log.warn({ err }, what));
       this.pool.on('error', warn('jobs: idle database client failed'));
