@@ -98,6 +98,15 @@ export function createDb(url: string, pool: DbOptions = {}): Db {
   return db;
 }
 
+/** Migration files not yet applied to the database (knex_migrations); a missing table counts them all. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const files = await new MigrationFiles(MIGRATIONS_DIR).getMigrations();
+  const exists = await queryRows<{ t: string | null }>(db, `select to_regclass('knex_migrations')::text as t`, []);
+  if (!exists[0]?.t) return files;
+  const done = new Set((await queryRows<{ name: string }>(db, 'select name from knex_migrations', [])).map((r) => r.name.replace(/\.js$/, '.ts')));
+  return files.filter((f) => !done.has(f));
+}
+
 export async function migrateLatest(db: Db): Promise<string[]> {
   // graphile-worker's own schema first: a migration moves the old queue's waiting jobs into it.
   await migrateJobSchema(db);

@@ -218,14 +218,34 @@ export class JobWorker {
     this.retryTimer.unref();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs and waits for the running ones; those still running after `timeoutMs` are
+   * released (graphile-worker's forceful shutdown records the attempt and unlocks them), so
+   * another worker runs them after the usual retry delay.
+   */
+  async stop(timeoutMs = 25_000): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // A runner still starting is stopped by startRunner itself once run() answers.
     await this.starting?.catch(() => undefined);
     const runner = this.runner;
     this.runner = null;
-    if (runner) await runner.stop().catch((err) => this.log.warn({ err }, 'jobs: stop failed'));
+    if (runner) {
+      const graceful = runner.stop().then(
+        () => 'stopped' as const,
+        (err) => {
+          this.log.warn({ err }, 'jobs: stop failed');
+          return 'stopped' as const;
+        },
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+      if ((await Promise.race([graceful, late])) === 'late') {
+        this.log.warn({ timeoutMs }, 'jobs: running jobs did not finish in time; releasing them for another worker');
+        await runner.kill().catch((err) => this.log.warn({ err }, 'jobs: releasing running jobs failed'));
+      }
+      clearTimeout(timer);
+    }
     await this.draining?.catch(() => undefined);
     const pool = this.pool;
     this.pool = null;
