@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logger as WorkerLogger, type Runner, type TaskList } from 'graphile-worker';
+import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logger as WorkerLogger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { countingEvents, quietLogger, toCronItem, workerLogger, type CronEntry } from './jobs-adapters';
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
@@ -191,7 +191,7 @@ export class JobWorker {
         pollInterval: this.opts.pollIntervalMs ?? 2_000,
         noHandleSignals: true,
         logger: this.wlog,
-        events: countingEvents(),
+        events: this.watchWorkers(countingEvents()),
       });
       if (this.stopped) {
         await runner.stop();
@@ -209,6 +209,14 @@ export class JobWorker {
       this.log.warn({ err, failures }, 'job worker cannot start yet (database away?); retrying');
       this.retryLater(failures + 1);
     }
+  }
+
+  /** graphile-worker's worker ids of this process: what a shutdown that runs out of time releases. */
+  private readonly workerIds = new Set<string>();
+
+  private watchWorkers(events: WorkerEvents): WorkerEvents {
+    events.on('worker:create', ({ worker }) => this.workerIds.add(worker.workerId));
+    return events;
   }
 
   private retryLater(failures: number): void {
@@ -242,7 +250,16 @@ export class JobWorker {
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
       if ((await Promise.race([graceful, late])) === 'late') {
         this.log.warn({ timeoutMs }, 'jobs: running jobs did not finish in time; releasing them for another worker');
-        await runner.kill().catch((err) => this.log.warn({ err }, 'jobs: releasing running jobs failed'));
+        // Unlocked with their attempt counted and their run time kept: due at once for another
+        // worker. (graphile-worker's own forceful path would record them as failed, retried later.)
+        await this.getPool()
+          .query(`select graphile_worker.force_unlock_workers($1::text[])`, [[...this.workerIds]])
+          .catch((err) => this.log.warn({ err }, 'jobs: releasing running jobs failed'));
+        // Handlers still running may yet use this pool (to record their end): close it without waiting.
+        const pool = this.pool;
+        this.pool = null;
+        void pool?.end().catch(() => undefined);
+        return;
       }
       clearTimeout(timer);
     }
