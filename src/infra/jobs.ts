@@ -211,11 +211,11 @@ export class JobWorker {
     }
   }
 
-  /** graphile-worker's worker ids of this process: what a shutdown that runs out of time releases. */
+  /** graphile-worker's pool ids of this process (jobs are locked by them): what a shutdown out of time releases. */
   private readonly workerIds = new Set<string>();
 
   private watchWorkers(events: WorkerEvents): WorkerEvents {
-    events.on('worker:create', ({ worker }) => this.workerIds.add(worker.workerId));
+    events.on('pool:create', ({ workerPool }) => this.workerIds.add(workerPool.id));
     return events;
   }
 
