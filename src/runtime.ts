@@ -49,6 +49,7 @@ export async function runProcess(
     if (server) await step('http', () => new Promise<void>((resolve) => server!.close(() => resolve())));
     if (ctx) await step('jobs', () => ctx!.jobs.stop());
     if (ctx?.readCache) await step('read cache', () => ctx!.readCache!.close());
+    if (ctx) await step('replicas', () => ctx!.replicas.close());
     if (redis) await step('redis', () => redis!.quit());
     // A signal during start-up waits for the cluster to be up, then stops it.
     handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);

@@ -203,6 +203,8 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
       if (def.policy) await def.policy.check(args);
       const result = await def.handler(args);
+      // A signed-in caller's write: their next reads wait for a standby that has replayed it (read-your-writes).
+      if (def.method !== 'get' && actor && ctx.replicas.enabled) await ctx.replicas.noteWrite(actor.userId);
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();

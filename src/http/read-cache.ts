@@ -220,6 +220,7 @@ export class ReadCache {
   }
 
   private record(fundraiserId: string | null, hard: boolean): void {
+    this.opts.onInvalidate?.();
     this.seq += 1;
     this.recent[this.seq % this.recent.length] = { seq: this.seq, fundraiserId, hard, at: Date.now() };
   }

@@ -28,6 +28,8 @@ export interface ReadCacheOptions {
   redisTimeoutMs?: number;
   /** How long after a notified change its stale entry may still answer while refilled (default 500 ms). */
   staleMs?: number;
+  /** Called on every invalidation (local write, notification, listener up/down): replicas fence cache fills with it. */
+  onInvalidate?: () => void;
   /** Key prefix in Redis (deployments or tests sharing a Redis). */
   redisPrefix?: string;
 }

@@ -42,7 +42,7 @@ export default defineRoutes(
       query: listQuery,
       response: listResponse,
       errors: [503],
-      handler: async ({ req, res, ctx, db, query }) => {
+      handler: async ({ req, res, ctx, actor, query }) => {
         const near = params.parseNear(req.query.near);
         const status = params.parseStatus(query.status);
         const categoryValue = params.first(query.category)?.trim();
@@ -56,10 +56,13 @@ export default defineRoutes(
           offset: query.offset,
           near: near ? { ...near, radiusMi: params.parseRadius(query.radius_mi) } : null,
         };
-        const compute = async (): Promise<ReadOutcome> => {
-          const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
-          return { answer: prepareAnswer(await listBody(ctx, res, { ...filter, categoryIds }), LIST_POLICY), cacheable: true, fundraiserId: null };
-        };
+        // On a standby when one is fresh enough (src/db/replicas.ts), else the primary.
+        const compute = () =>
+          ctx.replicas.read(actor, async (db): Promise<ReadOutcome> => {
+            const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
+            const readCtx = db === ctx.db ? ctx : { ...ctx, db };
+            return { answer: prepareAnswer(await listBody(readCtx, res, { ...filter, categoryIds }), LIST_POLICY), cacheable: true, fundraiserId: null };
+          });
         // The broad lists (no q, no near) are the same for every caller: the read cache keys them by
         // the parsed filter, so spellings of one query share an entry. Ranked and near-me searches read the database.
         if (!ctx.readCache || filter.q || filter.near) return sendPrepared(req, res, (await compute()).answer);
@@ -78,7 +81,7 @@ export default defineRoutes(
       response: citiesResponse,
       handler: async ({ req, res, ctx }) => {
         const compute = async (): Promise<ReadOutcome> => ({
-          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => reads.cityRows(ctx.db)) }, null),
+          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => ctx.replicas.read(null, (db) => reads.cityRows(db))) }, null),
           cacheable: true,
           fundraiserId: null,
         });
@@ -116,7 +119,7 @@ export default defineRoutes(
       handler: async ({ req, res, ctx, query }) => {
         const lang = params.resolveLang(req, query.lang) ?? 'en';
         const compute = async (): Promise<ReadOutcome> => {
-          const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => repo.categories(ctx.db));
+          const rows = await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, () => ctx.replicas.read(null, (db) => repo.categories(db)));
           const data = rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug }));
           return { answer: prepareAnswer({ data }, null), cacheable: true, fundraiserId: null };
         };
