@@ -42,7 +42,7 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     log: deps.log,
     redis,
     cache: redis ? new ResilientCache(redis, cacheBounds(deps.config)) : new MemoryCache(cacheBounds(deps.config)),
-    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis, maxBytes: deps.config.READ_CACHE_MAX_MB * 1024 * 1024, onInvalidate: () => replicas.fence() })) : null,
+    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis, maxBytes: deps.config.READ_CACHE_MAX_MB * 1024 * 1024, onInvalidate: () => replicas.fence(), readFloor: () => replicas.readFloor() })) : null,
     flags: new FlagService(deps.db),
     jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
     credentials: anonymousResolver,

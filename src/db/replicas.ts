@@ -23,8 +23,13 @@ import { PrimaryHistory, primaryLsn, probeReplica, type ReplicaState } from './r
  */
 export interface Replicas {
   readonly enabled: boolean;
-  /** Runs a guest (actor null) or signed-in read on the database chosen for it; retried on the primary if a standby fails it. */
-  read<T>(actor: { userId: string } | null, fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs a guest (actor null) or signed-in read on the database chosen for it; retried on the
+   * primary if a standby fails it. `replayLsn` is the standby's replay position when chosen (null: the primary).
+   */
+  read<T>(actor: { userId: string } | null, fn: (db: Db, replayLsn: bigint | null) => Promise<T>): Promise<T>;
+  /** What a standby's answer must have replayed to be as new as every invalidation seen (for answers shared through Redis). */
+  readFloor(): bigint;
   /** After a signed-in caller's committed write: remembers the primary's position for read-your-writes. */
   noteWrite(accountId: string): Promise<void>;
   /** After an invalidation of cached reads: later fills never read a standby behind that change. */
@@ -34,6 +39,8 @@ export interface Replicas {
 }
 
 const RYW_TTL_MS = 60_000;
+/** Past any WAL position: while an invalidation's position is being read, no standby answer counts as new enough. */
+const UNREACHABLE = 1n << 64n;
 
 interface Standby extends ReplicaState {
   url: string;
@@ -59,7 +66,8 @@ function primaryOnly(primary: Db): Replicas {
   return {
     enabled: false,
     counts: { replica: 0, primary: 0 },
-    read: (_actor, fn) => fn(primary),
+    read: (_actor, fn) => fn(primary, null),
+    readFloor: () => 0n,
     noteWrite: async () => undefined,
     fence: () => undefined,
     close: async () => undefined,
@@ -139,12 +147,16 @@ class ReplicaRouter implements Replicas {
     return null;
   }
 
-  async read<T>(actor: { userId: string } | null, fn: (db: Db) => Promise<T>): Promise<T> {
+  readFloor(): bigint {
+    return this.fenceWanted > 0 ? UNREACHABLE : this.fenceLsn;
+  }
+
+  async read<T>(actor: { userId: string } | null, fn: (db: Db, replayLsn: bigint | null) => Promise<T>): Promise<T> {
     const floor = actor ? await this.writtenAt(actor.userId) : 0n;
     const standby = floor === null ? null : this.pick(floor);
     if (standby) {
       try {
-        const out = await fn(standby.db);
+        const out = await fn(standby.db, standby.replay);
         this.count('replica');
         return out;
       } catch (err) {
@@ -154,7 +166,7 @@ class ReplicaRouter implements Replicas {
         this.opts.log.warn({ replica: redact(standby.url), err: (err as Error).message }, 'read failed on a replica: retried on the primary');
       }
     }
-    const out = await fn(this.primary);
+    const out = await fn(this.primary, null);
     this.count('primary');
     return out;
   }

@@ -8,6 +8,8 @@ export interface Entry {
   ownerUserId: string | null;
   /** When a notified change made it stale (Date.now()); null while fresh. */
   staleSince: number | null;
+  /** The standby's replay position it was read at (null: the primary). */
+  replayLsn?: bigint | null;
 }
 
 /**
@@ -62,28 +64,29 @@ export class SharedLayer {
   }
 }
 
-/** `gen \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n body`: one string per entry. */
+/** `gen \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n replayLsn \n body`: one string per entry. */
 function encode(e: Entry, gen: string): Buffer {
   const a = e.answer;
-  const head = [gen, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
+  const head = [gen, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status), e.replayLsn == null ? '' : e.replayLsn.toString()].join('\n');
   return Buffer.concat([Buffer.from(`${head}\n`), a.body]);
 }
 
 function decode(raw: Buffer, currentGen: string): Entry | null {
   const fields: string[] = [];
   let at = 0;
-  for (let i = 0; i < 7; i += 1) {
+  for (let i = 0; i < 8; i += 1) {
     const nl = raw.indexOf(10, at);
     if (nl === -1) return null;
     fields.push(raw.subarray(at, nl).toString());
     at = nl + 1;
   }
-  const [gen, fid, owner, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string, string];
+  const [gen, fid, owner, etag, cacheControl, vary, status, lsn] = fields as [string, string, string, string, string, string, string, string];
   if (gen !== currentGen) return null;
   return {
     fundraiserId: fid || null,
     ownerUserId: owner || null,
     staleSince: null,
+    replayLsn: lsn ? BigInt(lsn) : null,
     answer: { body: Buffer.from(raw.subarray(at)), etag, cacheControl: cacheControl || null, vary: vary || null, status: Number(status) },
   };
 }

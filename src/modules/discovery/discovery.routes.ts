@@ -58,10 +58,11 @@ export default defineRoutes(
         };
         // On a standby when one is fresh enough (src/db/replicas.ts), else the primary.
         const compute = () =>
-          ctx.replicas.read(actor, async (db): Promise<ReadOutcome> => {
+          ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
             const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
             const readCtx = db === ctx.db ? ctx : { ...ctx, db };
-            return { answer: prepareAnswer(await listBody(readCtx, res, { ...filter, categoryIds }), LIST_POLICY), cacheable: true, fundraiserId: null };
+            const answer = prepareAnswer(await listBody(readCtx, res, { ...filter, categoryIds }), LIST_POLICY);
+            return { answer, cacheable: true, fundraiserId: null, replayLsn };
           });
         // The broad lists (no q, no near) are the same for every caller: the read cache keys them by
         // the parsed filter, so spellings of one query share an entry. Ranked and near-me searches read the database.

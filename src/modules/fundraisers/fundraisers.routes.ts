@@ -46,14 +46,14 @@ async function detailRead(
   // `viewer` is who the answer is built for: the caller, except that a signed-in caller who does
   // not own the campaign gets the guest's bytes (the detail shows only its owner more).
   // On a standby when one is fresh enough for this caller (src/db/replicas.ts), else the primary.
-  const compute = () => ctx.replicas.read(actor, async (db): Promise<ReadOutcome> => {
+  const compute = () => ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
     const hit = await repo.readDetail(db, by, lang);
     if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
     const viewer = actor && isOwner(hit.row, actor) ? actor : null;
     const data = await buildDetail(db === ctx.db ? ctx : { ...ctx, db }, hit.row, { actor: viewer, lang, slugRead }, hit.extras);
     const shared = !viewer && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
     const answer = prepareAnswer({ data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
-    return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id };
+    return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id, replayLsn };
   });
   if (!ctx.readCache) return sendPrepared(req, res, asViewer(actor, (await compute()).answer));
   const key = 'slug' in by ? `slug:${lang ?? ''}:${by.slug}` : `id:${lang ?? ''}:${by.id}`;
@@ -74,7 +74,7 @@ function asViewer(actor: Actor | null, a: PreparedAnswer): PreparedAnswer {
 
 /** GET /:id/stats: the money counters; a guest's read of a public campaign goes through the read cache. */
 async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Actor | null, id: string): Promise<void> {
-  const compute = () => ctx.replicas.read(actor, async (db): Promise<ReadOutcome> => {
+  const compute = () => ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
     const row = await service.readable(db === ctx.db ? ctx : { ...ctx, db }, actor, { id });
     const t = await totalsOf(db, row.id);
     const data = {
@@ -88,7 +88,7 @@ async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Ac
       percentage_funded: percentageFunded(t.total_raised_cents, Number(row.goal_amount_cents)),
     };
     const shared = !actor && row.visibility === 'public' && isPubliclyReadable(row);
-    return { answer: prepareAnswer({ data }, null), cacheable: shared, fundraiserId: row.id };
+    return { answer: prepareAnswer({ data }, null), cacheable: shared, fundraiserId: row.id, replayLsn };
   });
   if (actor || !ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
   return ctx.readCache.serve(req, res, `stats:${id}`, compute);
