@@ -64,24 +64,30 @@ export class SharedLayer {
   }
 }
 
-/** `gen \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n replayLsn \n body`: one string per entry. */
+/**
+ * `gen[@replayLsn] \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n body`: one string
+ * per entry. A standby's replay position rides on the generation, so a process of the previous
+ * release (during a rolling deploy) reads such an entry as another generation's, a miss, never as a wrong body.
+ */
 function encode(e: Entry, gen: string): Buffer {
   const a = e.answer;
-  const head = [gen, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status), e.replayLsn == null ? '' : e.replayLsn.toString()].join('\n');
+  const stamp = e.replayLsn == null ? gen : `${gen}@${e.replayLsn.toString()}`;
+  const head = [stamp, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
   return Buffer.concat([Buffer.from(`${head}\n`), a.body]);
 }
 
 function decode(raw: Buffer, currentGen: string): Entry | null {
   const fields: string[] = [];
   let at = 0;
-  for (let i = 0; i < 8; i += 1) {
+  for (let i = 0; i < 7; i += 1) {
     const nl = raw.indexOf(10, at);
     if (nl === -1) return null;
     fields.push(raw.subarray(at, nl).toString());
     at = nl + 1;
   }
-  const [gen, fid, owner, etag, cacheControl, vary, status, lsn] = fields as [string, string, string, string, string, string, string, string];
-  if (gen !== currentGen) return null;
+  const [stamp, fid, owner, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string, string];
+  const [gen, lsn] = stamp.split('@');
+  if (gen !== currentGen || (lsn !== undefined && !/^\d+$/.test(lsn))) return null;
   return {
     fundraiserId: fid || null,
     ownerUserId: owner || null,
