@@ -1,6 +1,7 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { prepareAnswer, sendPrepared } from '../../http/caching';
 import type { ReadOutcome } from '../../http/read-cache';
+import { onDb } from '../../db/read-context';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
 import * as params from './discovery.params';
@@ -60,8 +61,7 @@ export default defineRoutes(
         const compute = () =>
           ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
             const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
-            const readCtx = db === ctx.db ? ctx : { ...ctx, db };
-            const answer = prepareAnswer(await listBody(readCtx, res, { ...filter, categoryIds }), LIST_POLICY);
+            const answer = prepareAnswer(await listBody(onDb(ctx, db), res, { ...filter, categoryIds }), LIST_POLICY);
             return { answer, cacheable: true, fundraiserId: null, replayLsn };
           });
         // The broad lists (no q, no near) are the same for every caller: the read cache keys them by

@@ -6,6 +6,7 @@ import type { ReadOutcome } from '../../http/read-cache';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
 import type { Db } from '../../db/knex';
+import { onDb } from '../../db/read-context';
 import { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 import * as repo from './fundraisers.repo';
 import {
@@ -50,7 +51,7 @@ async function detailRead(
     const hit = await repo.readDetail(db, by, lang);
     if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
     const viewer = actor && isOwner(hit.row, actor) ? actor : null;
-    const data = await buildDetail(db === ctx.db ? ctx : { ...ctx, db }, hit.row, { actor: viewer, lang, slugRead }, hit.extras);
+    const data = await buildDetail(onDb(ctx, db), hit.row, { actor: viewer, lang, slugRead }, hit.extras);
     const shared = !viewer && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
     const answer = prepareAnswer({ data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
     return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id, replayLsn };
@@ -75,7 +76,7 @@ function asViewer(actor: Actor | null, a: PreparedAnswer): PreparedAnswer {
 /** GET /:id/stats: the money counters; a guest's read of a public campaign goes through the read cache. */
 async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Actor | null, id: string): Promise<void> {
   const compute = () => ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
-    const row = await service.readable(db === ctx.db ? ctx : { ...ctx, db }, actor, { id });
+    const row = await service.readable(onDb(ctx, db), actor, { id });
     const t = await totalsOf(db, row.id);
     const data = {
       fundraiser_id: row.id,
