@@ -36,6 +36,21 @@ const schema = z.object({
   // Set: DATABASE_URL is a transaction-mode pooler (PgBouncer) and this direct connection carries
   // LISTEN, migrations and the job engine (decisions.md Part 4 "Running as many processes").
   DATABASE_DIRECT_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  // Hot standbys for guest reads and read-cache fills (src/db/replicas.ts); unset = the primary serves all.
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((v, ctx) => {
+      const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+      const bad = list.find((u) => !/^postgres(ql)?:\/\/[^/]/.test(u));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated postgres:// URLs' });
+        return z.NEVER;
+      }
+      return list;
+    })
+    .optional(),
+  // A standby further behind the primary than this is skipped (its reads go to the primary).
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(1000),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   TRUST_PROXY: z.string().min(1).optional(),

@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { Db } from './db/knex';
+import type { Replicas } from './db/replicas';
 import type { FlagService } from './http/flags';
 import type { Cache } from './infra/cache';
 import type { ReadCache } from './http/read-cache';
@@ -22,6 +23,8 @@ import type { Storage } from './integrations/storage';
 export interface AppContext {
   config: Config;
   db: Db;
+  /** Where guest reads and read-cache fills run: a hot standby within REPLICA_MAX_LAG_MS, else `db` (src/db/replicas.ts). */
+  replicas: Replicas;
   log: Logger;
   redis: Redis | null;
   cache: Cache;

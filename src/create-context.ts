@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/knex';
 import { directConnection } from './db/endpoints';
+import { createReplicas } from './db/replicas';
 import { FlagService } from './http/flags';
 import { Lifecycle } from './http/lifecycle';
 import { MemoryCache, ResilientCache } from './infra/cache';
@@ -28,13 +29,22 @@ const cacheBounds = (c: Config) => ({ maxEntries: c.CACHE_MAX_ENTRIES, maxBytes:
 
 export function createContext(deps: { config: Config; db: Db; log: Logger; redis?: Redis | null }): AppContext {
   const redis = deps.redis ?? null;
+  const replicas = createReplicas(deps.db, {
+    urls: deps.config.DATABASE_REPLICA_URLS ?? [],
+    maxLagMs: deps.config.REPLICA_MAX_LAG_MS,
+    redis,
+    log: deps.log,
+    statementTimeoutMs: deps.config.DB_STATEMENT_TIMEOUT_MS,
+    redisPrefix: `${deps.config.RATE_LIMIT_PREFIX}ryw:`,
+  });
   const ctx: AppContext = {
     config: deps.config,
     db: deps.db,
+    replicas,
     log: deps.log,
     redis,
     cache: redis ? new ResilientCache(redis, cacheBounds(deps.config)) : new MemoryCache(cacheBounds(deps.config)),
-    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: directConnection(deps.db), log: deps.log, redis, maxBytes: deps.config.READ_CACHE_MAX_MB * 1024 * 1024 })) : null,
+    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: directConnection(deps.db), log: deps.log, redis, maxBytes: deps.config.READ_CACHE_MAX_MB * 1024 * 1024, onInvalidate: () => replicas.fence(), readFloor: () => replicas.readFloor() })) : null,
     flags: new FlagService(deps.db),
     jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
     lifecycle: new Lifecycle(),

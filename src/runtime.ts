@@ -67,6 +67,7 @@ export async function runProcess(
     }
     await jobs;
     if (ctx?.readCache) await step('read cache', () => ctx!.readCache!.close());
+    if (ctx) await step('replicas', () => ctx!.replicas.close());
     if (redis) await step('redis', () => redis!.quit());
     // A signal during start-up waits for the cluster to be up, then stops it.
     handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);

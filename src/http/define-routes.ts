@@ -221,6 +221,8 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       // A write answers only once this instance's read cache has taken in what it committed
       // (whichever module wrote which table): the caller's next guest read shows it.
       if (def.method !== 'get' && ctx.readCache) await ctx.readCache.caughtUp();
+      // A signed-in caller's write: their next reads wait for a standby that has replayed it (read-your-writes).
+      if (def.method !== 'get' && actor && ctx.replicas.enabled) await ctx.replicas.noteWrite(actor.userId);
       if (res.headersSent || res.writableEnded) return;
       const status = def.status ?? 200;
       if (status === 204 || result === undefined) res.status(status === 200 && result === undefined ? 204 : status).end();

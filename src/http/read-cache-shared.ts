@@ -8,6 +8,8 @@ export interface Entry {
   ownerUserId: string | null;
   /** When a notified change made it stale (Date.now()); null while fresh. */
   staleSince: number | null;
+  /** The standby's replay position it was read at (null: the primary). */
+  replayLsn?: bigint | null;
 }
 
 /**
@@ -62,10 +64,15 @@ export class SharedLayer {
   }
 }
 
-/** `gen \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n body`: one string per entry. */
+/**
+ * `gen[@replayLsn] \n fundraiserId \n ownerUserId \n etag \n cacheControl \n vary \n status \n body`: one string
+ * per entry. A standby's replay position rides on the generation, so a process of the previous
+ * release (during a rolling deploy) reads such an entry as another generation's, a miss, never as a wrong body.
+ */
 function encode(e: Entry, gen: string): Buffer {
   const a = e.answer;
-  const head = [gen, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
+  const stamp = e.replayLsn == null ? gen : `${gen}@${e.replayLsn.toString()}`;
+  const head = [stamp, e.fundraiserId ?? '', e.ownerUserId ?? '', a.etag, a.cacheControl ?? '', a.vary ?? '', String(a.status)].join('\n');
   return Buffer.concat([Buffer.from(`${head}\n`), a.body]);
 }
 
@@ -78,12 +85,14 @@ function decode(raw: Buffer, currentGen: string): Entry | null {
     fields.push(raw.subarray(at, nl).toString());
     at = nl + 1;
   }
-  const [gen, fid, owner, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string, string];
-  if (gen !== currentGen) return null;
+  const [stamp, fid, owner, etag, cacheControl, vary, status] = fields as [string, string, string, string, string, string, string];
+  const [gen, lsn] = stamp.split('@');
+  if (gen !== currentGen || (lsn !== undefined && !/^\d+$/.test(lsn))) return null;
   return {
     fundraiserId: fid || null,
     ownerUserId: owner || null,
     staleSince: null,
+    replayLsn: lsn ? BigInt(lsn) : null,
     answer: { body: Buffer.from(raw.subarray(at)), etag, cacheControl: cacheControl || null, vary: vary || null, status: Number(status) },
   };
 }

@@ -168,6 +168,9 @@ export class ReadCache {
 
   private async load(key: string, seq: number, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
     const shared = await this.shared.get(key);
+    // Read on a standby behind a change this process has seen: not new enough, read again.
+    const floor = this.opts.readFloor?.() ?? 0n;
+    if (shared.entry && shared.entry.replayLsn != null && shared.entry.replayLsn < floor) shared.entry = null;
     if (shared.entry) {
       this.count('shared_hit');
       this.store(key, shared.entry, seq);
@@ -183,7 +186,7 @@ export class ReadCache {
     }
     if (!out.cacheable) this.local.delete(key);
     else if (this.listener.listening) {
-      const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null };
+      const entry: Entry = { answer: out.answer, fundraiserId: out.fundraiserId, ownerUserId: out.ownerUserId ?? null, staleSince: null, replayLsn: out.replayLsn ?? null };
       if (this.store(key, entry, seq) && shared.gen !== null) this.shared.set(key, entry, shared.gen);
     }
     return out;
@@ -225,6 +228,7 @@ export class ReadCache {
   }
 
   private record(fundraiserId: string | null, hard: boolean): void {
+    this.opts.onInvalidate?.();
     this.seq += 1;
     this.recent[this.seq % this.recent.length] = { seq: this.seq, fundraiserId, hard, at: Date.now() };
   }

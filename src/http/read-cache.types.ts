@@ -15,6 +15,8 @@ export interface ReadOutcome {
   fundraiserId: string | null;
   /** The campaign's owner, when other signed-in viewers get these same bytes (see viewerCopy). */
   ownerUserId?: string | null;
+  /** The standby's replay position the answer was read at; null or absent: read on the primary. */
+  replayLsn?: bigint | null;
 }
 
 export interface ReadCacheOptions {
@@ -28,6 +30,14 @@ export interface ReadCacheOptions {
   redisTimeoutMs?: number;
   /** How long after a notified change its stale entry may still answer while refilled (default 500 ms). */
   staleMs?: number;
+  /** Called on every invalidation (local write, notification, listener up/down): replicas fence cache fills with it. */
+  onInvalidate?: () => void;
+  /**
+   * The replay position a standby-read answer shared through Redis must have reached to be taken
+   * (replicas.readFloor): another process may fill under the new generation from a standby that has
+   * not replayed the change yet, before its own notification arrives.
+   */
+  readFloor?: () => bigint;
   /** Key prefix in Redis (deployments or tests sharing a Redis). */
   redisPrefix?: string;
 }

@@ -50,6 +50,16 @@ const jobsProcessed = new Counter({
   registers: [registry],
 });
 
+const dbReads = new Counter({
+  name: 'db_reads_total',
+  help: 'Guest reads and read-cache fills by the database that served them (replica, primary)',
+  labelNames: ['target'] as const,
+  registers: [registry],
+});
+
+export function recordDbRead(target: 'replica' | 'primary'): void {
+  dbReads.inc({ target });
+}
 export function recordStripeEvent(type: string, outcome: 'processed' | 'duplicate' | 'ignored' | 'failed'): void {
   stripeEvents.inc({ type, outcome });
 }

@@ -62,6 +62,7 @@ describe('GET /metrics', () => {
       redis_shared_state: 'gauge',
       jobs_processed_total: 'counter',
       db_pool_connections: 'gauge',
+      db_reads_total: 'counter',
       jobs_waiting: 'gauge',
       jobs_oldest_waiting_seconds: 'gauge',
     });

@@ -1,6 +1,7 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { prepareAnswer, sendPrepared } from '../../http/caching';
 import type { ReadOutcome } from '../../http/read-cache';
+import { onDb } from '../../db/read-context';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';
 import * as params from './discovery.params';
@@ -43,7 +44,7 @@ export default defineRoutes(
       query: listQuery,
       response: listResponse,
       errors: [503],
-      handler: async ({ req, res, ctx, db, query }) => {
+      handler: async ({ req, res, ctx, actor, query }) => {
         const near = params.parseNear(req.query.near);
         const status = params.parseStatus(query.status);
         const categoryValue = params.first(query.category)?.trim();
@@ -57,10 +58,13 @@ export default defineRoutes(
           offset: query.offset,
           near: near ? { ...near, radiusMi: params.parseRadius(query.radius_mi) } : null,
         };
-        const compute = async (): Promise<ReadOutcome> => {
-          const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
-          return { answer: prepareAnswer(await listBody(ctx, res, { ...filter, categoryIds }), LIST_POLICY), cacheable: true, fundraiserId: null };
-        };
+        // On a standby when one is fresh enough (src/db/replicas.ts), else the primary.
+        const compute = () =>
+          ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
+            const categoryIds = categoryValue ? await repo.findCategoryIds(db, categoryValue) : null;
+            const answer = prepareAnswer(await listBody(onDb(ctx, db), res, { ...filter, categoryIds }), LIST_POLICY);
+            return { answer, cacheable: true, fundraiserId: null, replayLsn };
+          });
         // The broad lists (no q, no near) are the same for every caller: the read cache keys them by
         // the parsed filter, so spellings of one query share an entry. Ranked and near-me searches read the database.
         if (!ctx.readCache || filter.q || filter.near) return sendPrepared(req, res, (await compute()).answer);
@@ -80,7 +84,7 @@ export default defineRoutes(
       response: citiesResponse,
       handler: async ({ req, res, ctx }) => {
         const compute = async (): Promise<ReadOutcome> => ({
-          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => reads.cityRows(ctx.db)) }, null),
+          answer: prepareAnswer({ data: await ctx.cache.wrap('discovery:cities', CITIES_TTL_SECONDS, () => ctx.replicas.read(null, (db) => reads.cityRows(db))) }, null),
           cacheable: true,
           fundraiserId: null,
         });
@@ -121,7 +125,7 @@ export default defineRoutes(
         const compute = async (): Promise<ReadOutcome> => {
           // Under a listening read cache the database is read directly: a category edit drops the
           // cached answer on commit, and a refill from the 5-minute store would bring the old names back.
-          const load = () => repo.categories(ctx.db);
+          const load = () => ctx.replicas.read(null, (db) => repo.categories(db));
           const rows = ctx.readCache?.active ? await load() : await ctx.cache.wrap('discovery:categories', CATEGORIES_TTL_SECONDS, load);
           const data = rows.map((c) => ({ id: c.id, slug: c.slug, name: c.names[lang] ?? c.names.en ?? c.slug }));
           return { answer: prepareAnswer({ data }, null), cacheable: true, fundraiserId: null };

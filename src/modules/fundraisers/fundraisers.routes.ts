@@ -6,6 +6,7 @@ import type { ReadOutcome } from '../../http/read-cache';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
 import type { Db } from '../../db/knex';
+import { onDb } from '../../db/read-context';
 import { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';
 import * as repo from './fundraisers.repo';
 import {
@@ -45,15 +46,16 @@ async function detailRead(
 ): Promise<void> {
   // `viewer` is who the answer is built for: the caller, except that a signed-in caller who does
   // not own the campaign gets the guest's bytes (the detail shows only its owner more).
-  const compute = async (): Promise<ReadOutcome> => {
-    const hit = await repo.readDetail(ctx.db, by, lang);
+  // On a standby when one is fresh enough for this caller (src/db/replicas.ts), else the primary.
+  const compute = () => ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
+    const hit = await repo.readDetail(db, by, lang);
     if (!hit || !canRead(hit.row, actor)) throw notFound('Fundraiser');
     const viewer = actor && isOwner(hit.row, actor) ? actor : null;
-    const data = await buildDetail(ctx, hit.row, { actor: viewer, lang, slugRead }, hit.extras);
+    const data = await buildDetail(onDb(ctx, db), hit.row, { actor: viewer, lang, slugRead }, hit.extras);
     const shared = !viewer && hit.row.visibility === 'public' && isPubliclyReadable(hit.row);
     const answer = prepareAnswer({ data }, shared ? { scope: 'public', maxAge: PUBLIC_READ_MAX_AGE } : { scope: 'private' });
-    return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id };
-  };
+    return { answer, cacheable: shared, fundraiserId: hit.row.id, ownerUserId: hit.row.owner_user_id, replayLsn };
+  });
   if (!ctx.readCache) return sendPrepared(req, res, asViewer(actor, (await compute()).answer));
   const key = 'slug' in by ? `slug:${lang ?? ''}:${by.slug}` : `id:${lang ?? ''}:${by.id}`;
   if (!actor) return ctx.readCache.serve(req, res, key, compute);
@@ -73,9 +75,9 @@ function asViewer(actor: Actor | null, a: PreparedAnswer): PreparedAnswer {
 
 /** GET /:id/stats: the money counters; a guest's read of a public campaign goes through the read cache. */
 async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Actor | null, id: string): Promise<void> {
-  const compute = async (): Promise<ReadOutcome> => {
-    const row = await service.readable(ctx, actor, { id });
-    const t = await totalsOf(ctx.db, row.id);
+  const compute = () => ctx.replicas.read(actor, async (db, replayLsn): Promise<ReadOutcome> => {
+    const row = await service.readable(onDb(ctx, db), actor, { id });
+    const t = await totalsOf(db, row.id);
     const data = {
       fundraiser_id: row.id,
       title: row.title,
@@ -87,8 +89,8 @@ async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Ac
       percentage_funded: percentageFunded(t.total_raised_cents, Number(row.goal_amount_cents)),
     };
     const shared = !actor && row.visibility === 'public' && isPubliclyReadable(row);
-    return { answer: prepareAnswer({ data }, null), cacheable: shared, fundraiserId: row.id };
-  };
+    return { answer: prepareAnswer({ data }, null), cacheable: shared, fundraiserId: row.id, replayLsn };
+  });
   if (actor || !ctx.readCache) return sendPrepared(req, res, (await compute()).answer);
   return ctx.readCache.serve(req, res, `stats:${id}`, compute);
 }
