@@ -7,7 +7,7 @@ import { observeDatabase, registry } from '../../src/infra/metrics';
 import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
 import { accounts, post } from '../../src/modules/ledger';
-import { reconcileDay, recheckPayments } from '../../src/modules/reconciliation';
+import { catchUpEvents, reconcileDay, recheckPayments } from '../../src/modules/reconciliation';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -48,7 +48,6 @@ beforeAll(async () => {
   await recheckPayments(t.ctx, collected.webhookHandlers, 0);
   // A refund the ledger records (through the catch-up, as the webhook would).
   await sandboxActions.refundPaymentIntent(db(), pis[0]!, 500);
-  const { catchUpEvents } = await import('../../src/modules/reconciliation');
   await catchUpEvents(t.ctx, collected.webhookHandlers);
 });
 
