@@ -73,10 +73,11 @@ export interface ComparedRow {
  * meets its balance transaction of the day before). The ledger's amount for a key is what its
  * groups moved on the processor balance (on the connected account's balance for payouts),
  * the processor's the net of its balance transactions (fees inside). Only rows that differ are
- * answered; `counts` says how many each side had that day.
+ * answered; `counts` says how many each side had that day. `payouts`: whether the processor's
+ * list holds connected accounts' payouts (the sandbox's does; Stripe's platform list does not).
  */
-export async function compareDay(db: Q, from: Date, to: Date): Promise<{ rows: ComparedRow[]; processor: number; ledger: number }> {
-  const b = { from, to };
+export async function compareDay(db: Q, from: Date, to: Date, opts: { payouts: boolean }): Promise<{ rows: ComparedRow[]; processor: number; ledger: number }> {
+  const b = { from, to, payouts: opts.payouts };
   const { rows } = await db.raw(
     `with day_keys as (
        select distinct ref, move from processor_balance_transactions
@@ -84,6 +85,7 @@ export async function compareDay(db: Q, from: Date, to: Date): Promise<{ rows: C
        union
        select distinct processor_ref, processor_move from ledger_entries
         where created_at >= :from and created_at < :to and processor_ref is not null
+          and (:payouts or processor_move <> 'payout')
      ),
      p as (
        select t.ref, t.move, array_agg(t.id order by t.id) as ids, sum(t.net_cents) as amount,
