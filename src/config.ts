@@ -79,8 +79,14 @@ const schema = z.object({
   STRIPE_API_URL: url.optional(),
   // Sandbox processor (no STRIPE_SECRET_KEY): where its signed events go (default: this process's own
   // webhook route on 127.0.0.1:PORT) and how long a connected account's payout takes to settle.
-  SANDBOX_WEBHOOK_URL: url.optional(),
+  // `off`: no deliveries at all (the recheck and the event catch-up recover every payment).
+  SANDBOX_WEBHOOK_URL: z.union([z.literal('off'), url]).optional(),
   SANDBOX_PAYOUT_DELAY_S: z.coerce.number().int().min(0).max(30 * 86_400).default(60),
+  // Missed processor events (decisions.md Part 4): a payment still pending this long after it
+  // started is asked about at the processor every PAYMENT_RECHECK_INTERVAL_S, for up to 3 days;
+  // the event catch-up runs on the same interval.
+  PAYMENT_RECHECK_AFTER_S: z.coerce.number().int().min(0).max(3 * 86_400).default(900),
+  PAYMENT_RECHECK_INTERVAL_S: z.coerce.number().int().min(60).max(86_400).default(300),
   // The platform's fee on the campaign's part of each gift, in basis points (0 = tips fund the platform).
   PLATFORM_FEE_BPS: z.coerce.number().int().min(0).max(5_000).default(0),
   CAPTCHA_SECRET: z.string().min(1).optional(),

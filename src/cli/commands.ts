@@ -8,6 +8,7 @@ import { CliError, oneOf, quiet, UsageError, withHeartbeat, type Command } from 
 import { identityCommands } from './identity-commands';
 import { jobsCommands } from './jobs-commands';
 import { mailCommands } from './mail-commands';
+import { moneyCommands } from './money-commands';
 import { orgCommands } from './org-commands';
 
 export { CliError, UsageError, type Command } from './command';
@@ -20,6 +21,7 @@ export const commands: Record<string, Command> = {
   ...mailCommands,
   ...orgCommands,
   ...jobsCommands,
+  ...moneyCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     summary: `turn a feature flag on or off (${KNOWN_FLAGS.join(', ')})`,

@@ -228,3 +228,21 @@ export function metricsEndpoint(token: string | undefined): RequestHandler {
     }
   };
 }
+
+// The latest reconciliation run's differences, read at scrape time through the reader the
+// reconciliation module registers (it owns the runs table); absent until one is registered.
+let reconciliationRead: ((db: Knex) => Promise<number | null>) | null = null;
+/** Registers how the `reconciliation_differences` gauge reads the latest run. */
+export function observeReconciliation(read: (db: Knex) => Promise<number | null>): void {
+  reconciliationRead = read;
+}
+new Gauge({
+  name: 'reconciliation_differences',
+  help: 'Differences the latest reconciliation run found between the processor balance transactions and the ledger (0: clean)',
+  registers: [registry],
+  async collect() {
+    if (!dbSource || !reconciliationRead) return;
+    const n = await reconciliationRead(dbSource).catch(() => null);
+    if (n !== null) this.set(n);
+  },
+});

@@ -49,6 +49,7 @@ import preferences from './preferences/preferences.module';
 import profiles from './profiles/profiles.module';
 import readiness from './readiness/readiness.module';
 import referrals from './referrals/referrals.module';
+import reconciliation from './reconciliation/reconciliation.module';
 import reports from './reports/reports.module';
 import sandbox from './sandbox/sandbox.module';
 import search from './search/search.module';
@@ -79,7 +80,7 @@ const MODULES = [
   ledger, donations, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
   ambassadors, team, trust, readiness, organizations, follows, feed, blocks, reports, preferences, updates,
   milestones, communities, media, achievements, shareImages, aiCovers, gifs, dmca, comments, webhookEndpoints, audit,
-  sandbox,
+  reconciliation, sandbox,
 ] as const;
 
 // Compile-time: every type a module adds to NotificationTypeRegistry is declared (with its

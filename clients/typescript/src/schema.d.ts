@@ -100,6 +100,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A day's reconciliation with the payment processor (staff)
+         * @description The day's last run (`npm run admin -- reconcile`, or the worker's daily job at 02:30 UTC for the day before): every processor balance transaction of the UTC day against the ledger and back. `status` is clean, differences, or failed (the processor could not be listed). `day` defaults to yesterday (UTC); 404 when that day has not been reconciled. Auth: role staff. Rate limiters: global.
+         */
+        get: operations["getAdminReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/reports": {
         parameters: {
             query?: never;
@@ -5015,6 +5035,136 @@ export interface operations {
             };
             /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminReconciliation: {
+        parameters: {
+            query?: {
+                day?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "day": "2026-11-27",
+                     *         "status": "clean",
+                     *         "checked": {
+                     *           "processor": 7,
+                     *           "ledger": 7
+                     *         },
+                     *         "differences": [],
+                     *         "ran_at": "2026-11-27T19:30:30.775Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            checked: {
+                                ledger: number;
+                                processor: number;
+                            };
+                            day: string;
+                            differences: {
+                                /** @enum {string} */
+                                kind: "missing_in_ledger" | "missing_at_processor" | "amount_differs" | "currency_differs";
+                                /** @description the ledger groups (what they moved on the processor balance) */
+                                ledger: {
+                                    amount_cents: number;
+                                    currency: string;
+                                    group_ids: string[];
+                                } | null;
+                                /** @description charge, refund, dispute, transfer, transfer_reversal, payout, fee or other */
+                                move: string;
+                                /** @description the balance transactions (net amount, fees inside) */
+                                processor: {
+                                    amount_cents: number;
+                                    currency: string;
+                                    ids: string[];
+                                } | null;
+                                /** @description the processor id both sides name: a PaymentIntent (charges, refunds, disputes), a transfer, reversal or payout */
+                                ref: string | null;
+                            }[];
+                            ran_at: string;
+                            /** @enum {string} */
+                            status: "clean" | "differences" | "failed";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (permission, flag, verified email, ...) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,8 @@ export type * from './port';
 export type * from './events';
 export { WebhookPayloadError } from './events';
 export { sandboxFee } from './sandbox-fees';
+export { HANDLED_EVENT_TYPES } from './stripe-events';
+export { recordBalanceTxn as recordSandboxBalanceTxn } from './sandbox-balance';
 
 /** Stripe when STRIPE_SECRET_KEY is set (STRIPE_API_URL may name a Stripe-compatible server), else the sandbox. */
 export function createPaymentProcessor(config: Config, db: Db): PaymentProcessor {

@@ -101,6 +101,37 @@ export interface ProcessorPayout {
   arrival_date: string | null;
 }
 
+/** What to ask the processor about: the object a payment still pending started with. */
+export interface PaymentLookup {
+  kind: 'payment_intent' | 'checkout_session' | 'subscription' | 'invoice';
+  id: string;
+}
+
+/**
+ * What a balance transaction moved, in the ledger's terms: a charge (gross, its fee inside),
+ * a refund, a dispute (or its reversal), a transfer to a connected account or its reversal,
+ * a payout, a processor fee of its own, or anything else.
+ */
+export type BalanceMove = 'charge' | 'refund' | 'dispute' | 'transfer' | 'transfer_reversal' | 'payout' | 'fee' | 'other';
+
+/** One movement of processor money (Stripe's balance transaction), amounts signed as the processor reports them. */
+export interface BalanceTransaction {
+  id: string;
+  /** The processor's own type (`charge`, `refund`, `transfer_refund`, ...). */
+  type: string;
+  move: BalanceMove;
+  /**
+   * The processor id a ledger group records for this movement: the PaymentIntent of a charge,
+   * refund or dispute; the transfer, reversal or payout itself. Null when there is none.
+   */
+  ref: string | null;
+  amount_cents: number;
+  fee_cents: number;
+  net_cents: number;
+  currency: string;
+  created: Date;
+}
+
 export interface PaymentProcessor {
   readonly name: 'stripe' | 'sandbox';
   createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult>;
@@ -141,6 +172,23 @@ export interface PaymentProcessor {
    * other error for a bad or missing signature.
    */
   parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent>;
+  /**
+   * What the processor says now about a payment still pending, as the typed events a webhook
+   * would have brought (ids `recheck_<object>_<type>`, so asking twice changes nothing): a
+   * succeeded or declined PaymentIntent, a completed (with its first invoice in subscription
+   * mode) or expired Checkout Session, a paid invoice. Empty: still pending.
+   */
+  retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]>;
+  /**
+   * The processor's events of `types` created at or after `since` (Stripe GET /v1/events,
+   * auto-paginated), as typed events with their real ids; unreadable ones are skipped.
+   */
+  listEventsSince(since: Date, types: readonly string[]): AsyncIterable<PaymentEvent>;
+  /**
+   * The balance transactions created in [from, to) (Stripe GET /v1/balance_transactions,
+   * auto-paginated), one page at a time: never the whole day in memory.
+   */
+  listBalanceTransactions(from: Date, to: Date): AsyncIterable<BalanceTransaction[]>;
   /** The secret webhook deliveries are signed with (STRIPE_WEBHOOK_SECRET, or the sandbox's generated one). */
   webhookSecret(): Promise<string>;
 }

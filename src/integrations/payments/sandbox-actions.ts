@@ -3,6 +3,7 @@ import type { Db } from '../../db/knex';
 import { recordEvents, sandboxEvent, type SandboxEvent } from './sandbox-delivery';
 import { chargeObject, nowS, periodEnd, sbId, sessionView } from './sandbox-objects';
 import { createObject, updateObject } from './sandbox.repo';
+import { recordBalanceTxn, recordChargeTxn } from './sandbox-balance';
 import { confirmSetupIntent as confirmSetup, settleInvoiceOf } from './sandbox-subscriptions';
 
 /**
@@ -38,6 +39,7 @@ async function inTrx<T extends { events: SandboxEvent[] }>(db: Db, fn: (trx: Kne
 async function succeedIntent(trx: Knex.Transaction, pi: Obj): Promise<Obj> {
   const charge = chargeObject({ id: pi.id, amount: Number(pi.amount), currency: pi.currency, metadata: pi.metadata ?? {} });
   await createObject(trx, 'charge', charge.id, charge);
+  await recordChargeTxn(trx, charge);
   const patch = { status: 'succeeded', amount_received: Number(pi.amount), latest_charge: charge.id, last_payment_error: null };
   await updateObject(trx, pi.id, patch);
   return { ...pi, ...patch };
@@ -187,6 +189,7 @@ export function refundPaymentIntent(db: Db, id: string, amountCents?: number) {
     if (amount < 1 || amount > left) throw new SandboxActionError(400, `amount_cents must be between 1 and ${left}`);
     const refund = { id: sbId('re'), object: 'refund', amount, currency: charge.currency, charge: charge.id, payment_intent: id, status: 'succeeded', metadata: pi.metadata ?? {}, created: nowS() };
     await createObject(trx, 'refund', refund.id, refund);
+    await recordBalanceTxn(trx, { type: 'refund', amount: -amount, currency: charge.currency, source: { id: refund.id, object: 'refund', payment_intent: id } });
     const refunded = Number(charge.amount_refunded) + amount;
     const refunds = { object: 'list', data: [refund, ...(charge.refunds?.data ?? [])], has_more: false };
     const patch = { amount_refunded: refunded, refunded: refunded === Number(charge.amount), refunds };

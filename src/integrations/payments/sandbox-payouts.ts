@@ -4,6 +4,7 @@ import { enqueue } from '../../infra/jobs';
 import { deliverEvents, recordEvents, sandboxEvent, type DeliveryDeps, type SandboxEvent } from './sandbox-delivery';
 import { nowS, sbId } from './sandbox-objects';
 import { createObject, updateObject } from './sandbox.repo';
+import { recordBalanceTxn } from './sandbox-balance';
 
 /** Settles a sandbox payout (pending -> paid, `payout.paid`) once SANDBOX_PAYOUT_DELAY_S has passed. */
 export const SANDBOX_PAYOUT_QUEUE = 'sandbox-payout';
@@ -53,6 +54,8 @@ export async function schedulePayout(db: Db, accountId: string, currency: string
       created: nowS(),
       metadata: {},
     });
+    // A connected account's payout, recorded with the account it leaves (its own balance, not the platform's).
+    await recordBalanceTxn(trx, { type: 'payout', amount: -amount, currency, source: { id, object: 'payout', account: accountId } });
     await enqueue(trx, SANDBOX_PAYOUT_QUEUE, { payout_id: id }, { runAt: new Date(arrival * 1000), singletonKey: id });
     return id;
   });

@@ -5,6 +5,7 @@ import type { CreateSetupIntentInput, CreateSubscriptionInput, SetupIntentResult
 import { recordEvents, sandboxEvent, type SandboxEvent } from './sandbox-delivery';
 import { chargeObject, nowS, periodEnd, sbId } from './sandbox-objects';
 import { createObject, updateObject } from './sandbox.repo';
+import { recordChargeTxn } from './sandbox-balance';
 
 /**
  * The sandbox's SetupIntents and API-created subscriptions, shaped as Stripe's: a SetupIntent
@@ -127,6 +128,7 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput)
     if (saved) {
       const charge = chargeObject({ id: piId, amount: input.amount_cents, currency, metadata: {} });
       await createObject(trx, 'charge', charge.id, charge);
+      await recordChargeTxn(trx, charge);
       Object.assign(pi, { status: 'succeeded', amount_received: input.amount_cents, latest_charge: charge.id, payment_method: saved });
     } else {
       pi.status = 'requires_payment_method';

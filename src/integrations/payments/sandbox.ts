@@ -9,20 +9,25 @@ import type {
   CreatePaymentIntentInput,
   CreateSetupIntentInput,
   CreateSubscriptionInput,
+  BalanceTransaction,
   PaymentIntentResult,
+  PaymentLookup,
   PaymentProcessor,
   ProcessorPayout,
   SetupIntentResult,
   SubscriptionResult,
 } from './port';
 import { deliverEvents } from './sandbox-delivery';
+import { sessionView } from './sandbox-objects';
 import { createSetupIntent, createSubscription } from './sandbox-subscriptions';
 import { sandboxFee } from './sandbox-fees';
 import { createObject, getObject, listObjects } from './sandbox.repo';
 import { schedulePayout } from './sandbox-payouts';
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
-import { parseSignedEvent, refOf } from './stripe-events';
+import { intentStateEvents, invoiceStateEvents, parseSignedEvent, refOf, sessionStateEvents, toPaymentEvent } from './stripe-events';
+import { listSandboxBalanceTxns, recordBalanceTxn } from './sandbox-balance';
+import type { SandboxEvent } from './sandbox-delivery';
 
 const rid = (prefix: string) => `${prefix}_sb_${randomBytes(12).toString('hex')}`;
 
@@ -121,6 +126,62 @@ export class SandboxProcessor implements PaymentProcessor {
     return sub;
   }
 
+  async retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]> {
+    switch (lookup.kind) {
+      case 'payment_intent': {
+        const pi = await getObject(this.db, lookup.id, 'payment_intent');
+        return pi ? intentStateEvents(pi.data) : [];
+      }
+      case 'checkout_session': {
+        const s = await getObject(this.db, lookup.id, 'checkout_session');
+        if (!s) return [];
+        const inv = s.data.status === 'complete' && s.data.subscription ? await this.latestInvoice(String(s.data.subscription)) : null;
+        return sessionStateEvents(sessionView(s.data), inv);
+      }
+      case 'subscription': {
+        const inv = await this.latestInvoice(lookup.id);
+        return inv ? invoiceStateEvents(inv) : [];
+      }
+      case 'invoice': {
+        const inv = await getObject(this.db, lookup.id, 'invoice');
+        return inv ? invoiceStateEvents(inv.data) : [];
+      }
+    }
+  }
+
+  private async latestInvoice(subscriptionId: string): Promise<Record<string, any> | null> {
+    const [inv] = await listObjects(this.db, 'invoice', { subscription: subscriptionId }, 1);
+    return inv?.data ?? null;
+  }
+
+  /** The sandbox's recorded events (delivered or not) from `since`, oldest first, a page at a time. */
+  async *listEventsSince(since: Date, types: readonly string[]): AsyncIterable<PaymentEvent> {
+    const wanted = new Set(types);
+    let after: { at: string; id: string } | null = null;
+    for (;;) {
+      const q = this.db('sandbox_objects').where({ kind: 'event' }).andWhere('created_at', '>=', since);
+      if (after) q.andWhereRaw('(created_at, id) > (?::timestamptz, ?)', [after.at, after.id]);
+      const rows: Array<{ id: string; data: { event: SandboxEvent }; at: string }> = await q
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .limit(500)
+        .select('id', 'data', this.db.raw('created_at::text as at'));
+      for (const r of rows) {
+        if (!wanted.has(r.data.event.type)) continue;
+        try {
+          yield toPaymentEvent(r.data.event);
+        } catch {
+          // Unreadable: skipped, as a delivery of it would be refused.
+        }
+      }
+      if (rows.length < 500) return;
+      after = { at: rows[rows.length - 1]!.at, id: rows[rows.length - 1]!.id };
+    }
+  }
+
+  listBalanceTransactions(from: Date, to: Date): AsyncIterable<BalanceTransaction[]> {
+    return listSandboxBalanceTxns(this.db, from, to);
+  }
+
   async paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {
     const pi = await getObject(this.db, paymentIntentId, 'payment_intent');
     return pi ? refOf(pi.data.metadata) : null;
@@ -166,6 +227,8 @@ export class SandboxProcessor implements PaymentProcessor {
       { id, object: 'transfer', amount: input.amount_cents, currency: input.currency.toLowerCase(), destination: input.destination, metadata: input.metadata },
       input.idempotencyKey,
     );
+    // The platform's balance pays the transfer (a transfer balance transaction, like Stripe's).
+    if (obj.id === id) await recordBalanceTxn(this.db, { type: 'transfer', amount: -input.amount_cents, currency: input.currency, source: { id, object: 'transfer' } });
     // The connected balance grew: pay it out, as Stripe's automatic payouts would (after a delay).
     await schedulePayout(this.db, input.destination, input.currency, this.config.SANDBOX_PAYOUT_DELAY_S);
     return { id: obj.id };
@@ -184,6 +247,7 @@ export class SandboxProcessor implements PaymentProcessor {
       { id, object: 'transfer_reversal', amount: input.amount_cents, currency: tr.data.currency, transfer: tr.id, destination: tr.data.destination, metadata: input.metadata },
       input.idempotencyKey,
     );
+    if (obj.id === id) await recordBalanceTxn(this.db, { type: 'transfer_refund', amount: input.amount_cents, currency: String(tr.data.currency), source: { id, object: 'transfer_reversal' } });
     return { id: obj.id };
   }
 

@@ -8,7 +8,9 @@ import type {
   CreatePaymentIntentInput,
   CreateSetupIntentInput,
   CreateSubscriptionInput,
+  BalanceTransaction,
   PaymentIntentResult,
+  PaymentLookup,
   PaymentProcessor,
   ProcessorPayout,
   SetupIntentResult,
@@ -16,7 +18,10 @@ import type {
 } from './port';
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
-import { parseSignedEvent, refOf } from './stripe-events';
+import { intentStateEvents, invoiceStateEvents, parseSignedEvent, refOf, sessionStateEvents, toBalanceTransaction, toPaymentEvent } from './stripe-events';
+
+type Obj = Record<string, unknown>;
+const PAGE = 100;
 
 /** STRIPE_API_URL (e.g. http://127.0.0.1:12111 for stripe-mock) as the SDK's host options. */
 function hostOptions(apiUrl: string | undefined): Stripe.StripeConfig {
@@ -45,6 +50,67 @@ export class StripeProcessor implements PaymentProcessor {
 
   async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent> {
     return parseSignedEvent(this.stripe, rawBody, signature, await this.webhookSecret());
+  }
+
+  async retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]> {
+    try {
+      switch (lookup.kind) {
+        case 'payment_intent':
+          // The charge's balance transaction comes along: the settlement needs its fee.
+          return intentStateEvents((await this.stripe.paymentIntents.retrieve(lookup.id, { expand: ['latest_charge.balance_transaction'] })) as unknown as Obj);
+        case 'checkout_session': {
+          const s = (await this.stripe.checkout.sessions.retrieve(lookup.id)) as unknown as Obj;
+          const sub = s.status === 'complete' && s.mode === 'subscription' && typeof s.subscription === 'string' ? s.subscription : null;
+          return sessionStateEvents(s, sub ? await this.latestInvoice(sub) : null);
+        }
+        case 'subscription': {
+          const inv = await this.latestInvoice(lookup.id);
+          return inv ? invoiceStateEvents(inv) : [];
+        }
+        case 'invoice':
+          return invoiceStateEvents((await this.stripe.invoices.retrieve(lookup.id)) as unknown as Obj);
+      }
+    } catch (err) {
+      // An object the processor does not know (a test key's, a deleted one) has nothing to say.
+      if ((err as { statusCode?: number }).statusCode === 404) return [];
+      throw err;
+    }
+  }
+
+  private async latestInvoice(subscriptionId: string): Promise<Obj | null> {
+    const sub = await this.stripe.subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
+    const inv = sub.latest_invoice;
+    if (!inv || typeof inv !== 'object') return null;
+    // The subscription's metadata names the row; older invoices carry it at the top.
+    return { ...(inv as unknown as Obj), subscription: sub.id, subscription_details: { metadata: sub.metadata } };
+  }
+
+  async *listEventsSince(since: Date, types: readonly string[]): AsyncIterable<PaymentEvent> {
+    const list = this.stripe.events.list({ created: { gte: Math.floor(since.getTime() / 1000) }, types: [...types], limit: PAGE });
+    for await (const ev of list) {
+      try {
+        yield toPaymentEvent(ev);
+      } catch {
+        // Unreadable (the webhook route answers such a delivery 400 and logs it): nothing to apply.
+      }
+    }
+  }
+
+  async *listBalanceTransactions(from: Date, to: Date): AsyncIterable<BalanceTransaction[]> {
+    const list = this.stripe.balanceTransactions.list({
+      created: { gte: Math.floor(from.getTime() / 1000), lt: Math.floor(to.getTime() / 1000) },
+      limit: PAGE,
+      expand: ['data.source'],
+    });
+    let page: BalanceTransaction[] = [];
+    for await (const bt of list) {
+      page.push(toBalanceTransaction(bt as unknown as Obj));
+      if (page.length === PAGE) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length) yield page;
   }
 
   async createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult> {

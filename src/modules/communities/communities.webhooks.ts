@@ -64,7 +64,7 @@ const invoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
         { ...on, account: fund, amount_cents: fee, kind: 'processor_fee' },
         { ...on, account: accounts.processorBalance, amount_cents: -fee, kind: 'processor_fee' },
       ],
-      { sourceEventId: event.id },
+      { sourceEventId: event.id, processor: { ref: event.payment_intent_id, move: 'charge' } },
     );
     await repo.insertPayment(trx, {
       community_id: join.community_id,

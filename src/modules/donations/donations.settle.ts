@@ -71,7 +71,7 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     { ...on, account: campaign, amount_cents: pfee, kind: 'platform_fee' },
     { ...on, account: accounts.platformFees, amount_cents: -pfee, kind: 'platform_fee' },
   ];
-  await post(trx, entries, { sourceEventId: eventId });
+  await post(trx, entries, { sourceEventId: eventId, processor: { ref: f.paymentIntentId ?? d.processor_payment_intent_id, move: 'charge' } });
 
   const donorDelta = await repo.bumpDonor(trx, d.fundraiser_id, repo.donorKey(paid), 1);
   const c = await adjustCounters(trx, d.fundraiser_id, { raised_cents: d.amount_cents, tips_cents: d.tip_cents, donation_count: 1, donor_count: donorDelta });
@@ -133,7 +133,7 @@ export async function takeBack(
         { ...on, account: accounts.platformFees, amount_cents: dp, kind: 'platform_fee' },
         { ...on, account: campaign, amount_cents: -dp, kind: 'platform_fee' },
       ],
-      { sourceEventId: eventId },
+      { sourceEventId: eventId, processor: { ref: d.processor_payment_intent_id, move: kind === 'refund' ? 'refund' : 'dispute' } },
     );
   }
   await repo.updateReduction(trx, d.id, {

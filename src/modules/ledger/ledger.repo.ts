@@ -15,7 +15,7 @@ export interface LedgerEntry {
   processor_account_id?: string | null;
 }
 
-export async function insertGroup(trx: Knex.Transaction, groupId: string, entries: LedgerEntry[], sourceEventId: string | null) {
+export async function insertGroup(trx: Knex.Transaction, groupId: string, entries: LedgerEntry[], sourceEventId: string | null, processor: { ref: string; move: string } | null = null) {
   await trx('ledger_entries').insert(
     entries.map((e) => ({
       group_id: groupId,
@@ -28,6 +28,8 @@ export async function insertGroup(trx: Knex.Transaction, groupId: string, entrie
       donation_id: e.donation_id ?? null,
       tip_id: e.tip_id ?? null,
       processor_account_id: e.processor_account_id ?? null,
+      processor_ref: processor?.ref ?? null,
+      processor_move: processor?.move ?? null,
     })),
   );
 }

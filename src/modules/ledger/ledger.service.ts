@@ -9,7 +9,20 @@ export class UnbalancedLedgerGroup extends Error {}
  * (throws) a group that does not sum to zero per currency, an empty group, or a non-integer
  * amount; the database checks the balance again at commit. Zero-amount entries are dropped.
  */
-export async function post(trx: Knex.Transaction, entries: LedgerEntry[], opts: { sourceEventId?: string | null } = {}): Promise<string> {
+/**
+ * The processor object a group moved money through, for reconciliation (decisions.md Part 4):
+ * the PaymentIntent of a charge, refund or dispute; the transfer, reversal or payout itself.
+ */
+export interface ProcessorMove {
+  ref: string | null | undefined;
+  move: 'charge' | 'refund' | 'dispute' | 'transfer' | 'transfer_reversal' | 'payout';
+}
+
+export async function post(
+  trx: Knex.Transaction,
+  entries: LedgerEntry[],
+  opts: { sourceEventId?: string | null; processor?: ProcessorMove } = {},
+): Promise<string> {
   const kept = entries.filter((e) => e.amount_cents !== 0);
   if (kept.length === 0) throw new UnbalancedLedgerGroup('empty ledger group');
   const sums = new Map<string, number>();
@@ -20,6 +33,6 @@ export async function post(trx: Knex.Transaction, entries: LedgerEntry[], opts: 
   }
   for (const [cur, sum] of sums) if (sum !== 0) throw new UnbalancedLedgerGroup(`ledger group unbalanced by ${sum} ${cur}`);
   const groupId = randomUUID();
-  await insertGroup(trx, groupId, kept, opts.sourceEventId ?? null);
+  await insertGroup(trx, groupId, kept, opts.sourceEventId ?? null, opts.processor?.ref ? { ref: opts.processor.ref, move: opts.processor.move } : null);
   return groupId;
 }

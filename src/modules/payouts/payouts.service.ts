@@ -36,7 +36,7 @@ async function postPayoutGroup(trx: Knex.Transaction, account: AccountRow, p: Pa
       { ...common, account: accounts.connected(account.id), amount_cents: -sign * p.amount_cents },
       { ...common, account: accounts.connectedPayable(account.id), amount_cents: sign * p.amount_cents },
     ],
-    { sourceEventId },
+    { sourceEventId, processor: { ref: p.processor_payout_id, move: 'payout' } },
   );
 }
 

@@ -79,7 +79,7 @@ export async function confirmReversal(trx: Knex.Transaction, call: CallRow, proc
       { ...common, account: accounts.campaign(fundraiserId), amount_cents: -call.amount_cents },
       { ...common, account: accounts.processorBalance, amount_cents: call.amount_cents },
     ],
-    { sourceEventId: `transfer-reversal:${processorReversalId}` },
+    { sourceEventId: `transfer-reversal:${processorReversalId}`, processor: { ref: processorReversalId, move: 'transfer_reversal' } },
   );
   await repo.insertReversal(trx, {
     transfer_id: call.transfer_id!,

@@ -62,7 +62,7 @@ export async function confirmGiftTransfer(trx: Knex.Transaction, call: CallRow, 
       { ...common, account: accounts.connected(call.processor_account_id), amount_cents: call.amount_cents },
       { ...common, account: accounts.connectedPayable(call.processor_account_id), amount_cents: -call.amount_cents },
     ],
-    { sourceEventId: `transfer:${processorTransferId}` },
+    { sourceEventId: `transfer:${processorTransferId}`, processor: { ref: processorTransferId, move: 'transfer' } },
   );
 }
 

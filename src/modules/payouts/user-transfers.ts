@@ -78,7 +78,7 @@ export async function confirmUserTransfer(trx: Knex.Transaction, call: CallRow, 
       { ...common, account: accounts.connected(acct), amount_cents: call.amount_cents },
       { ...common, account: accounts.connectedPayable(acct), amount_cents: -call.amount_cents },
     ],
-    { sourceEventId: `transfer:${processorTransferId}` },
+    { sourceEventId: `transfer:${processorTransferId}`, processor: { ref: processorTransferId, move: 'transfer' } },
   );
   // Recorded under its bucket so later payouts of the account keep it out of campaign withdrawals.
   await repo.insertCredit(trx, { processor_transfer_id: processorTransferId, processor_account_id: acct, bucket: String(call.details.bucket), amount_cents: call.amount_cents, currency: call.currency, ledger_group_id: group });

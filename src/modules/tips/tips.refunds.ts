@@ -46,7 +46,7 @@ export const tipRefunded: WebhookHandler<Refunded> = async (ctx, event, trx) => 
       { ...on, account: accounts.tips, amount_cents: delta, kind: 'refund' },
       { ...on, account: accounts.processorBalance, amount_cents: -delta, kind: 'refund' },
     ],
-    { sourceEventId: event.id },
+    { sourceEventId: event.id, processor: { ref: pi, move: 'refund' } },
   );
   await repo.setPaymentRefunded(trx, payment.id, total);
   const tip = await repo.lockTip(trx, payment.tip_id);

@@ -46,7 +46,7 @@ export async function settleTipPayment(ctx: AppContext, trx: Knex.Transaction, t
       { ...on, account: accounts.processorFees, amount_cents: fee, kind: 'processor_fee' },
       { ...on, account: accounts.processorBalance, amount_cents: -fee, kind: 'processor_fee' },
     ],
-    { sourceEventId: f.event_id },
+    { sourceEventId: f.event_id, processor: { ref: f.payment_intent_id ?? tip.processor_payment_intent_id, move: 'charge' } },
   );
   await repo.insertPayment(trx, {
     tip_id: tip.id,
