@@ -58,3 +58,11 @@ export async function latestMailsTo(db: Knex, email: string, count: number): Pro
     .limit(count)
     .select('subject', 'text', 'status', 'created_at', 'sent_at');
 }
+
+/**
+ * Privacy erasure: the outbox's copies of mails to an address (they hold the address, and often
+ * the name, in their text). Deleting a queued row also cancels its send: the job finds no row.
+ */
+export async function eraseMailsTo(db: Knex, email: string): Promise<number> {
+  return db('mail_outbox').whereRaw('lower("to") = lower(?)', [email]).delete();
+}
