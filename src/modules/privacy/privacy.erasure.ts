@@ -4,7 +4,8 @@ import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { enqueue } from '../../infra/jobs';
-import { eraseMailsTo } from '../../integrations/mail';
+import { scrubEventPayloads } from '../../events';
+import { eraseMailsTo, scrubMailsMentioning } from '../../integrations/mail';
 import { revokeAllForUser } from '../api-keys';
 import { recordAudit } from '../audit';
 import type { ErasureBlock, PersonalDataPart } from '../define-module';
@@ -19,6 +20,8 @@ export const IDP_DELETE_TASK = 'privacy.idp-delete';
 export const GRACE_DAYS = 14;
 const REAUTH_MINUTES = 15;
 const DAY_MS = 86_400_000;
+/** What replaces an erased account's name, address or slug where a copy of it stays in text. */
+export const ERASED = 'a former member';
 
 type Parts = ReadonlyArray<{ module: string; part: PersonalDataPart }>;
 
@@ -107,6 +110,10 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     }
     keys.push(...(await repo.exportKeysOf(trx, userId)));
     await eraseMailsTo(trx, account.email);
+    // Copies of its strings in other people's mails and in the event log.
+    const strings = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x);
+    await scrubMailsMentioning(trx, strings, ERASED);
+    await scrubEventPayloads(trx, strings, ERASED);
     await repo.markErasureDone(trx, row.id);
     if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
     const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;

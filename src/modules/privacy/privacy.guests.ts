@@ -3,7 +3,8 @@ import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
 import { enqueue } from '../../infra/jobs';
-import { eraseMailsTo, queueComposedMail, type Locale } from '../../integrations/mail';
+import { scrubEventPayloads } from '../../events';
+import { eraseMailsTo, queueComposedMail, scrubMailsMentioning, type Locale } from '../../integrations/mail';
 import { recordAudit } from '../audit';
 import type { PersonalDataPart } from '../define-module';
 import { EXPORT_TASK } from './privacy.exports';
@@ -52,6 +53,8 @@ export async function confirmRequest(ctx: AppContext, parts: Parts, token: strin
     let rows = 0;
     for (const { part } of parts) rows += (await part.eraseGuest?.(trx, req.email)) ?? 0;
     await eraseMailsTo(trx, req.email);
+    await scrubMailsMentioning(trx, [req.email], 'a guest');
+    await scrubEventPayloads(trx, [req.email], 'a guest');
     await repo.finishRequest(trx, req.id, 'done', false);
     await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_erased', target_type: 'privacy_request', target_id: req.id, details: { rows } });
     return { data: { kind: 'erasure' as const, status: 'done' } };
