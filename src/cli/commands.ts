@@ -9,6 +9,7 @@ import { identityCommands } from './identity-commands';
 import { jobsCommands } from './jobs-commands';
 import { mailCommands } from './mail-commands';
 import { orgCommands } from './org-commands';
+import { privacyCommands } from './privacy-commands';
 
 export { CliError, UsageError, type Command } from './command';
 
@@ -20,6 +21,7 @@ export const commands: Record<string, Command> = {
   ...mailCommands,
   ...orgCommands,
   ...jobsCommands,
+  ...privacyCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     summary: `turn a feature flag on or off (${KNOWN_FLAGS.join(', ')})`,

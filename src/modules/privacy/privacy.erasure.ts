@@ -126,3 +126,15 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
 export async function removeFiles(ctx: AppContext, keys: string[]): Promise<void> {
   for (const k of keys) await ctx.storage.remove(k);
 }
+
+/** An operator's erasure (`npm run admin -- erase <email> --now`): scheduled for now when none is, then carried out. */
+export async function eraseNow(ctx: AppContext, parts: Parts, userId: string): Promise<'done' | 'not_due' | 'blocked'> {
+  await ctx.db.transaction(async (trx) => {
+    if (await repo.scheduledErasure(trx, userId)) return;
+    await repo.insertErasure(trx, userId, new Date());
+    await revokeAllForUser(trx, userId);
+    await disableAllForUser(trx, userId);
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erasure_requested', target_type: 'user', target_id: userId, details: { by: 'operator' } });
+  });
+  return runErasure(ctx, parts, userId, true);
+}
