@@ -6,6 +6,9 @@ import { createUser, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 import { cognitoPerTest } from '../helpers/cognito-client';
 import { admin } from '../helpers/processes';
 
+// Each CLI call is its own tsx process (seconds each on a loaded machine).
+jest.setTimeout(240_000);
+
 const db = testDb();
 afterAll(closeDb);
 
