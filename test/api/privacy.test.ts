@@ -152,6 +152,7 @@ describe('POST /me/erasure', () => {
 
     const again = await sessionCookies(t, u);
     expect((await request(t.app).get(api(`/profiles/${u.slug}`)).set(again)).status).toBe(200);
+    expect((await request(t.app).get(api('/me/erasure')).set(again)).body.data).toEqual(r.body.data);
     expect((await request(t.app).delete(api('/me/erasure')).set(again)).status).toBe(200);
     expect((await request(t.app).get(api(`/profiles/${u.slug}`))).status).toBe(200);
     expect((await request(t.app).delete(api('/me/erasure')).set(again)).status).toBe(404);
