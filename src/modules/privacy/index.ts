@@ -2,3 +2,4 @@
 export { eraseNow, erasureBlocks, runErasure, GRACE_DAYS } from './privacy.erasure';
 export { listScheduled as scheduledErasures } from './privacy.repo';
 export { accountIdByEmail } from './privacy.reads';
+export { pruneExpiredRequests as prunePrivacyRequests } from './privacy.repo';

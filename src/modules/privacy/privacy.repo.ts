@@ -122,3 +122,8 @@ export const findRequest = (db: Q, id: string): Promise<RequestRow | undefined> 
 export async function forgetRequestEmail(db: Q, id: string): Promise<void> {
   await db('privacy_requests').where({ id }).update({ email: null });
 }
+
+/** Guest requests past their link's life: the address they hold goes with them (maintenance.prune). */
+export async function pruneExpiredRequests(db: Q, graceDays: number): Promise<number> {
+  return db('privacy_requests').where('expires_at', '<', db.raw(`now() - make_interval(days => ?)`, [graceDays])).delete();
+}
