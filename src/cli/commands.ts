@@ -10,6 +10,7 @@ import { jobsCommands } from './jobs-commands';
 import { mailCommands } from './mail-commands';
 import { moneyCommands } from './money-commands';
 import { orgCommands } from './org-commands';
+import { privacyCommands } from './privacy-commands';
 
 export { CliError, UsageError, type Command } from './command';
 
@@ -22,6 +23,7 @@ export const commands: Record<string, Command> = {
   ...orgCommands,
   ...jobsCommands,
   ...moneyCommands,
+  ...privacyCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     summary: `turn a feature flag on or off (${KNOWN_FLAGS.join(', ')})`,

@@ -90,3 +90,19 @@ export function registerSubscribers(ctx: AppContext, subscribers: Subscriber[]):
     });
   }
 }
+
+/**
+ * Privacy erasure: copies of the erased strings (a donor's name and address in `donation.paid`)
+ * are replaced in the event log's payloads. The strings are matched in their JSON-escaped form,
+ * so the payload stays valid JSON.
+ */
+export async function scrubEventPayloads(trx: Knex.Transaction, strings: string[], replacement: string): Promise<number> {
+  let n = 0;
+  for (const s of strings) {
+    if (s.length < 3) continue;
+    const needle = JSON.stringify(s).slice(1, -1);
+    const r = await trx.raw(`update events set payload = replace(payload::text, ?, ?)::jsonb where strpos(lower(payload::text), lower(?)) > 0`, [needle, replacement, needle]);
+    n += r.rowCount ?? 0;
+  }
+  return n;
+}

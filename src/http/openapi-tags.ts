@@ -48,6 +48,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'platform', description: 'Platform numbers, team and tips.' },
   { name: 'docs', description: 'This document and its viewer.' },
   { name: 'operations', description: 'Health and readiness checks, metrics.' },
+  { name: 'privacy', description: 'Export of everything held about an account (a signed download link), erasure after a 14-day grace, and guests\' requests for their gifts.' },
 ];
 
 /** The document's tags (known ones in reading order) and its paths regrouped by them. */

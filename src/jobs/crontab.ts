@@ -9,6 +9,7 @@ import { pruneExpiredIdpCodes, pruneExpiredIdpSessions } from '../integrations/i
 import { pruneExpiredWithdrawalCodes } from '../modules/communities';
 import { pruneExpiredRefreshOwners } from '../modules/idp';
 import { activeAccountIds } from '../modules/payouts';
+import { prunePrivacyRequests } from '../modules/privacy';
 import { pruneExpiredVerificationTokens } from '../modules/verification';
 import { pruneWebhookDeliveries } from '../modules/webhook-endpoints';
 
@@ -33,6 +34,7 @@ const EXPIRING: Array<[table: string, prune: (db: Db, graceDays: number) => Prom
   ['refresh_token_owners', pruneExpiredRefreshOwners],
   ['used_attestations', pruneExpiredAttestations],
   ['community_withdrawal_codes', pruneExpiredWithdrawalCodes],
+  ['privacy_requests', prunePrivacyRequests],
 ];
 
 export async function pruneOnce(ctx: AppContext): Promise<Record<string, number>> {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import type { Subscriber } from '../events';
 import type { RouteModule } from '../http/define-routes';
@@ -16,6 +17,8 @@ export interface Collected {
   webhookHandlers: WebhookHandlerMap;
   /** Every module's notification types (preferences' toggles, unsubscribe links, mail footers). */
   notificationTypes: NotificationCatalog;
+  /** Every module's part in privacy exports and erasures, in module-list order. */
+  personalData: ReadonlyArray<{ module: string; part: PersonalDataPart }>;
 }
 
 /**
@@ -49,6 +52,45 @@ export interface ModuleDefinition<T extends NotificationType = NotificationType>
    * `declare module '../notifications/notification-types'` in the same file.
    */
   notificationTypes?: { readonly [K in T]?: NotificationTypeSpec };
+  /** Its part in data exports and erasures (see PersonalDataPart). */
+  personalData?: PersonalDataPart;
+}
+
+/** The account an erasure is for, as it was before: parts scrub copies of these strings. */
+export interface ErasedAccount {
+  userId: string;
+  email: string;
+  name: string | null;
+  slug: string | null;
+}
+
+/** Why an erasure cannot go ahead yet, and what the account holder can do about it. */
+export interface ErasureBlock {
+  code: string;
+  message: string;
+}
+
+/**
+ * A module's part in privacy requests (decisions.md Part 4; the privacy module runs them). Each
+ * module exports and erases its own tables, so table ownership holds. `columns` names every
+ * `table.column` this part covers that refers to a user (a foreign key to users, or an email);
+ * test/api/privacy-schema.test.ts fails for a column no part covers and no reasoned list excuses.
+ */
+export interface PersonalDataPart {
+  columns: readonly string[];
+  /** The account's rows, as JSON-ready values, under the part's own keys. */
+  export?: (db: Knex, userId: string) => Promise<Record<string, unknown>>;
+  /**
+   * Erases or pseudonymises the account's rows inside the erasure's transaction. Returns storage
+   * keys to remove after commit (no network call while the transaction is open).
+   */
+  erase?: (trx: Knex.Transaction, account: ErasedAccount) => Promise<void | { storageKeys: string[] }>;
+  /** Money or responsibilities that keep the account from being erased now. */
+  blockers?: (ctx: AppContext, userId: string) => Promise<ErasureBlock[]>;
+  /** A guest's rows held under an address (guest gifts and tips). */
+  exportGuest?: (db: Knex, email: string) => Promise<Record<string, unknown>>;
+  /** Pseudonymises a guest's rows under an address; how many rows changed. */
+  eraseGuest?: (trx: Knex.Transaction, email: string) => Promise<number>;
 }
 
 /** A module as the collector holds it. */

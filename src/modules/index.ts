@@ -42,6 +42,7 @@ import media from './media/media.module';
 import milestones from './milestones/milestones.module';
 import notifications from './notifications/notifications.module';
 import oauth from './oauth/oauth.module';
+import privacy from './privacy/privacy.module';
 import organizations from './organizations/organizations.module';
 import payouts from './payouts/payouts.module';
 import platform from './platform/platform.module';
@@ -80,7 +81,7 @@ const MODULES = [
   ledger, donations, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
   ambassadors, team, trust, readiness, organizations, follows, feed, blocks, reports, preferences, updates,
   milestones, communities, media, achievements, shareImages, aiCovers, gifs, dmca, comments, webhookEndpoints, audit,
-  reconciliation, sandbox,
+  privacy, reconciliation, sandbox,
 ] as const;
 
 // Compile-time: every type a module adds to NotificationTypeRegistry is declared (with its
@@ -120,6 +121,7 @@ function webhookHandlersOf(mods: readonly AppModule[]): WebhookHandlerMap {
 export const collected: Collected = {
   webhookHandlers: webhookHandlersOf(appModules),
   notificationTypes: notificationCatalog(appModules.flatMap((m) => (m.notificationTypes ? [m.notificationTypes] : []))),
+  personalData: appModules.flatMap((m) => (m.personalData ? [{ module: m.name, part: m.personalData }] : [])),
 };
 
 const routesOf = (m: AppModule): readonly RouteModule[] => (typeof m.routes === 'function' ? m.routes(collected) : (m.routes ?? []));

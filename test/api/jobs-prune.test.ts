@@ -62,7 +62,7 @@ it('when the prune task runs, then each owner drops its old finished webhook del
 
   expect(pruned.webhook_deliveries).toBeGreaterThanOrEqual(1);
   expect(pruned.verification_tokens).toBeGreaterThanOrEqual(1);
-  for (const step of ['idp_codes', 'idp_sessions', 'refresh_token_owners', 'used_attestations', 'community_withdrawal_codes']) expect(pruned[step]).toEqual(expect.any(Number));
+  for (const step of ['idp_codes', 'idp_sessions', 'refresh_token_owners', 'used_attestations', 'community_withdrawal_codes', 'privacy_requests']) expect(pruned[step]).toEqual(expect.any(Number));
   expect((await db('webhook_deliveries').whereIn('id', deliveries.map((d) => d.id)).pluck('id')).sort()).toEqual([deliveries[1].id, deliveries[2].id].sort());
   expect(await db('verification_tokens').whereIn('id', tokens.map((r) => r.id)).pluck('id')).toEqual([tokens[1].id]);
 });

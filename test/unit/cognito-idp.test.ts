@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import {
+  AdminDeleteUserCommand,
   AdminResetUserPasswordCommand,
   AdminSetUserPasswordCommand,
   AdminUserGlobalSignOutCommand,
@@ -153,5 +154,13 @@ describe('Cognito identity provider', () => {
 
   test('when a session is requested for an externally authenticated user then unsupported', async () => {
     expect(await kindOf(idp.issueTokensForUser())).toBe('unsupported');
+  });
+
+  test('when an account is erased then AdminDeleteUser removes it from the pool; an account already gone is not an error', async () => {
+    cognito.on(AdminDeleteUserCommand).resolvesOnce({}).rejectsOnce(awsError('UserNotFoundException')).rejectsOnce(awsError('InternalErrorException', 500));
+    await idp.deleteUser('sub-9');
+    expect(cognito.commandCalls(AdminDeleteUserCommand)[0]!.args[0].input).toEqual({ UserPoolId: 'eu-west-1_Pool', Username: 'sub-9' });
+    await expect(idp.deleteUser('sub-9')).resolves.toBeUndefined();
+    expect(await kindOf(idp.deleteUser('sub-9'))).toBe('unreachable');
   });
 });

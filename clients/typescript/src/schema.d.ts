@@ -1714,6 +1714,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/data-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a copy of everything held about the account (one JSON document, mailed as a link)
+         * @description A job builds the document; `GET /me/data-exports/{id}` and a mail give the download link (valid 7 days). One running and 3 a day per account, 429 beyond. Not with an API key (403). Auth: session-only. Rate limiters: global.
+         */
+        post: operations["postMeDataExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/data-exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's status and download link
+         * @description Another account's export answers 404. Auth: session-only. Rate limiters: global.
+         */
+        get: operations["getMeDataExportsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/donations": {
         parameters: {
             query?: never;
@@ -1769,6 +1809,34 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The scheduled erasure of the account (404 when none)
+         * @description Auth: session-only. Rate limiters: global.
+         */
+        get: operations["getMeErasure"];
+        put?: never;
+        /**
+         * Ask for the account to be erased (after 14 days of grace)
+         * @description Needs a cookie session signed in within 15 minutes, or `{ password }` (403 `REAUTHENTICATION_REQUIRED` otherwise). At once: sessions end, API keys are revoked, webhook endpoints disabled, the profile answers 404 to others. `DELETE /me/erasure` within the 14 days cancels. 409 `ERASURE_BLOCKED` with `reasons` (each says what to do) while money is not paid out, the account is an organization's only owner, or leads a community with members. Auth: session-only. Rate limiters: global.
+         */
+        post: operations["postMeErasure"];
+        /**
+         * Cancel the scheduled erasure (404 when none)
+         * @description Auth: session-only. Rate limiters: global.
+         */
+        delete: operations["deleteMeErasure"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2472,6 +2540,66 @@ export interface paths {
          * @description No body; answers 204. The visitor is the `visitor_id` cookie, or query `v` (`^[A-Za-z0-9_-]{8,64}$`; a malformed `v` is 400). A browser with neither gets a new `visitor_id` cookie. Only a one-way hash of campaign and visitor is stored. The campaign must be readable without signing in (else 404). Presence limiter: 4 a minute per IP and campaign; not counted by the global limiter. Auth: none. Rate limiters: presence.
          */
         post: operations["postPresenceFundraisersById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Downloads an export through its signed link
+         * @description The link in the mail and in `GET /me/data-exports/{id}`; valid 7 days. Bad or expired link 404. Auth: none. Rate limiters: global.
+         */
+        get: operations["getPrivacyExportsByIdDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A guest donor's export or erasure request (a one-use confirmation link is mailed)
+         * @description Always 200 with the same message, whether or not the address gave. The link (24 hours) leads to `{SITE_URL}/privacy/confirm?token=...`. Auth: none. Rate limiters: global, strict, privacyRequests.
+         */
+        post: operations["postPrivacyRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/privacy/requests/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirms a guest's request: an export is mailed as a link; an erasure anonymises every guest gift of the address at once
+         * @description 400 `PRIVACY_TOKEN_INVALID` for an unknown, used or expired token. Auth: none. Rate limiters: global, strict.
+         */
+        post: operations["postPrivacyRequestsConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -14437,6 +14565,214 @@ export interface operations {
             };
         };
     };
+    postMeDataExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cc133a05-f45f-4708-bfbe-d040b2648164",
+                     *         "status": "pending",
+                     *         "created_at": "2026-11-27T19:52:29.493Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            created_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (permission, flag, verified email, ...) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMeDataExportsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "cc133a05-f45f-4708-bfbe-d040b2648164",
+                     *         "status": "ready",
+                     *         "download_url": "http://api.test/api/v1/privacy/exports/cc133a05-f45f-4708-bfbe-d040b2648164/download?token=eyJlIjoiY2MxMzNhMDUtZjQ1Zi00NzA4LWJmYmUtZDA0MGIyNjQ4MTY0IiwieCI6MTc5NjQxMzk1MH0.mO_ZHjKmB0L_8cOAkRhZV5db",
+                     *         "expires_at": "2026-12-04T19:52:30.502Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Signed link valid 7 days (Content-Disposition: attachment); null until ready */
+                            download_url: string | null;
+                            expires_at: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "ready" | "failed" | "expired";
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (permission, flag, verified email, ...) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getMeDonations: {
         parameters: {
             query?: {
@@ -14676,6 +15012,308 @@ export interface operations {
             };
             /** @description Missing or invalid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMeErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "scheduled_for": "2026-12-11T19:53:49.800Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            scheduled_for: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (permission, flag, verified email, ...) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMeErasure: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "scheduled_for": "2026-12-11T19:53:49.800Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            scheduled_for: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (permission, flag, verified email, ...) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Dependency unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMeErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "cancelled"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            status: "cancelled";
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (permission, flag, verified email, ...) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18850,6 +19488,284 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPrivacyExportsByIdDownload: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPrivacyRequests: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "nobody-6c371eab@example.test",
+                 *       "kind": "erasure"
+                 *     }
+                 */
+                "application/json": {
+                    email: string;
+                    /** @enum {string} */
+                    kind: "export" | "erasure";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "If we hold data under this address, a confirmation link is on its way to it."
+                     *     }
+                     */
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused for a different request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPrivacyRequestsConfirm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional; 1 to 255 printable ASCII characters (send a random UUID). Kept 24 hours per account (one shared scope for guests): the same key with the same method, path and body answers the first answer again with `Idempotent-Replayed: true` and no second effect; with a different request 422 IDEMPOTENCY_KEY_REUSED; while the first still runs 409 IDEMPOTENCY_KEY_IN_USE with `Retry-After: 1`. A 5xx is not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "5XT9N3spOYjV10xYi1Hq_JNCdYzSVw67xjeKMcGjt58"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "kind": "erasure",
+                     *         "status": "done"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            kind: "export" | "erasure";
+                            status: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

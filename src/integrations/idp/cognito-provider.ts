@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { jwksKeyLookup } from './jwks';
 import {
+  AdminDeleteUserCommand,
   AdminResetUserPasswordCommand,
   AdminSetUserPasswordCommand,
   AdminUserGlobalSignOutCommand,
@@ -180,6 +181,16 @@ export class CognitoIdentityProvider implements IdentityProvider {
     await this.call(() =>
       this.client.send(new RevokeTokenCommand({ ClientId: this.s.clientId, ClientSecret: this.s.clientSecret, Token: refreshToken })),
     );
+  }
+
+  async deleteUser(sub: string): Promise<void> {
+    try {
+      await this.client.send(new AdminDeleteUserCommand({ UserPoolId: this.s.userPoolId, Username: sub }));
+    } catch (err) {
+      // Already gone (an earlier attempt got through before the process stopped): nothing left to do.
+      if ((err as { name?: string }).name === 'UserNotFoundException') return;
+      throw toIdpError(err);
+    }
   }
 
   async globalSignOut(sub: string): Promise<void> {

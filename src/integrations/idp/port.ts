@@ -90,6 +90,11 @@ export interface IdentityProvider {
   forcePasswordReset(email: string): Promise<void>;
   /** Mints a session for an account already authenticated by other means (social sign-in). */
   issueTokensForUser(userId: string, opts?: { impersonatedBy?: string | null }): Promise<TokenSet>;
+  /**
+   * Removes the account from the provider for good (privacy erasure): its password, sessions and
+   * codes locally, AdminDeleteUser on Cognito. An account already gone is not an error.
+   */
+  deleteUser(sub: string): Promise<void>;
   /** Decides the password policy (400 `Password does not meet requirements` when false). */
   passwordMeetsPolicy(password: string): boolean;
 }

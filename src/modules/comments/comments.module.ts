@@ -1,6 +1,7 @@
 import { defineModule } from '../define-module';
 import routes from './comments.routes';
 import { commentSubscribers } from './comments.events';
+import { commentsPersonalData } from './comments.personal-data';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {
@@ -10,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'comments',
+  personalData: commentsPersonalData,
   routes: [routes],
   subscribers: commentSubscribers,
   notificationTypes: {

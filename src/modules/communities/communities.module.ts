@@ -5,6 +5,7 @@ import { communitySubscribers } from './communities.events';
 // Registers how a confirmed fund withdrawal is recorded (payouts runs the confirm, in any process).
 import './communities.fund';
 import { communityWebhooks } from './communities.webhooks';
+import { communitiesPersonalData } from './communities.personal-data';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {
@@ -16,6 +17,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'communities',
+  personalData: communitiesPersonalData,
   routes: [routes],
   subscribers: communitySubscribers,
   webhookHandlers: { ref: 'community_join', handlers: communityWebhooks },

@@ -3,9 +3,11 @@ import routes from './donations.routes';
 import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, paidBucketsVsDonations, processorSuccessesVsDonations } from './donations.check';
 import { donationSubscribers } from './donations.events';
 import { donationWebhooks } from './donations.webhooks';
+import { donationsPersonalData } from './donations.personal-data';
 
 export default defineModule({
   name: 'donations',
+  personalData: donationsPersonalData,
   routes: [routes],
   subscribers: donationSubscribers,
   webhookHandlers: { ref: 'donation', handlers: donationWebhooks },

@@ -1,6 +1,7 @@
 import { defineModule } from '../define-module';
 import routes from './endorsements.routes';
 import { endorsementSubscribers } from './endorsements.events';
+import { endorsementsPersonalData } from './endorsements.personal-data';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {
@@ -10,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'endorsements',
+  personalData: endorsementsPersonalData,
   routes: [routes],
   subscribers: endorsementSubscribers,
   notificationTypes: {

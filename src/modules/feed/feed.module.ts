@@ -1,6 +1,7 @@
 import { defineModule } from '../define-module';
 import routes from './feed.routes';
 import { feedSubscribers } from './feed.events';
+import { feedPersonalData } from './feed.personal-data';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {
@@ -10,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'feed',
+  personalData: feedPersonalData,
   routes: [routes],
   subscribers: feedSubscribers,
   notificationTypes: {

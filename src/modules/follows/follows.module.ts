@@ -1,6 +1,7 @@
 import { defineModule } from '../define-module';
 import routes from './follows.routes';
 import { followSubscribers } from './follows.events';
+import { followsPersonalData } from './follows.personal-data';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {
@@ -10,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'follows',
+  personalData: followsPersonalData,
   routes: [routes],
   subscribers: followSubscribers,
   notificationTypes: {

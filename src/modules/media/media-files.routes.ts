@@ -32,7 +32,8 @@ const isHead = (req: Request) => req.method === 'HEAD';
  * documents: the public documents read, or org admin with org.read on every request). Their
  * keys once used ids every member sees, so /media/ must never stream them, whatever the key.
  */
-const UNSERVED_AREAS = new Set(['org-documents']);
+// Served only through their own signed or permission-checked routes, never by key.
+const UNSERVED_AREAS = new Set(['org-documents', 'privacy-exports']);
 
 /**
  * Stored files (uploads, crops, rendered images) under /media/, from whichever store is

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { defineModule } from '../define-module';
 import { notificationSubscribers } from './notifications.events';
 import { notificationsRoutes } from './notifications.routes';
+import { notificationsPersonalData } from './notifications.personal-data';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {
@@ -15,6 +16,7 @@ declare module '../notifications/notification-types' {
 export default (feedUnreadCount: (ctx: AppContext, userId: string) => Promise<number>) =>
   defineModule({
     name: 'notifications',
+    personalData: notificationsPersonalData,
     routes: [notificationsRoutes(feedUnreadCount)],
     subscribers: notificationSubscribers,
     notificationTypes: {

@@ -6,9 +6,11 @@ import { registerPayoutJobs } from './payouts.jobs';
 import payouts, { payoutRefreshLimiter } from './payouts.routes';
 import { payoutWebhookHandlers } from './payouts.webhooks';
 import processorAccounts from './processor-accounts.routes';
+import { payoutsPersonalData } from './payouts.personal-data';
 
 export default defineModule({
   name: 'payouts',
+  personalData: payoutsPersonalData,
   routes: [payouts, processorAccounts, orgPayouts],
   subscribers: payoutSubscribers,
   jobs: registerPayoutJobs,

@@ -3,6 +3,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError } from '../../http/errors';
 import type { Locale } from '../../integrations/mail';
 import { plainText } from '../../infra/plain-text';
+import { erasurePending } from './erasure.reads';
 import { findProfile, slugHolder, updateProfile, type ProfilePatch, type ProfileRow } from '../idp';
 import { BADGE_LABELS, RESERVED_SLUGS } from './profiles.copy';
 import { isSelf, profileExistsFor, profileOpenTo } from './profiles.policy';
@@ -29,6 +30,7 @@ export function toPublicProfile(p: ProfileRow) {
 async function existing(db: Db, actor: Actor | null, idOrSlug: string): Promise<ProfileRow> {
   const p = await findProfile(db, idOrSlug);
   if (!profileExistsFor(p, actor)) throw notFound();
+  if (!isSelf(p, actor) && (await erasurePending(db, p.id))) throw notFound();
   return p;
 }
 

@@ -5,3 +5,4 @@
  */
 export { WEBHOOK_DELIVERY_QUEUE } from './webhook-endpoints.delivery';
 export { pruneWebhookDeliveries } from './webhook-endpoints.prune';
+export { disableAllForUser } from './webhook-endpoints.repo';

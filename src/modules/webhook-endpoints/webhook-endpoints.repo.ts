@@ -123,3 +123,8 @@ export async function reopenDelivery(db: Q, id: string): Promise<number> {
     .returning('attempts');
   return Number(r.attempts) + 1;
 }
+
+/** Privacy erasure requested: every endpoint the account made stops receiving events at once. */
+export async function disableAllForUser(db: Knex | Knex.Transaction, userId: string): Promise<number> {
+  return db('webhook_endpoints').where({ user_id: userId, status: 'enabled' }).update({ status: 'disabled', updated_at: db.fn.now() });
+}

@@ -119,3 +119,10 @@ export async function pruneExpiredCodes(db: Q, graceDays: number): Promise<numbe
 export async function pruneExpiredSessions(db: Q, graceDays: number): Promise<number> {
   return db('idp_sessions').where('expires_at', '<', db.raw('now() - make_interval(days => ?)', [graceDays])).del();
 }
+
+/** Everything the built-in provider holds for an account: its password, sessions and codes (erasure). */
+export async function deleteAccount(db: Q, userId: string): Promise<void> {
+  await db('idp_codes').where({ user_id: userId }).delete();
+  await db('idp_sessions').where({ user_id: userId }).delete();
+  await db('idp_credentials').where({ user_id: userId }).delete();
+}

@@ -153,6 +153,10 @@ export class LocalIdentityProvider implements IdentityProvider {
     await repo.revokeSessionByTokenHash(this.db, sha256Hex(refreshToken));
   }
 
+  async deleteUser(sub: string): Promise<void> {
+    await repo.deleteAccount(this.db, sub);
+  }
+
   async globalSignOut(sub: string): Promise<void> {
     await repo.revokeAllSessions(this.db, sub);
   }

@@ -1,0 +1,41 @@
+import { createContext } from '../create-context';
+import { createLogger } from '../infra/logger';
+import { accountIdByEmail, eraseNow, erasureBlocks, scheduledErasures } from '../modules/privacy';
+import { CliError, UsageError, type Command } from './command';
+
+/**
+ * Privacy erasures for operators (decisions.md Part 4): list what is scheduled; carry one out at
+ * once for a support request. Files and the identity-provider account are removed by the worker's
+ * jobs queued with it.
+ */
+export const privacyCommands: Record<string, Command> = {
+  erasures: {
+    usage: '',
+    summary: 'list scheduled account erasures (account id, due date, asked on)',
+    async run(db) {
+      const rows = await scheduledErasures(db);
+      if (rows.length === 0) return 'no erasure scheduled';
+      return rows.map((r) => `${r.user_id}  due ${r.scheduled_for.toISOString()}  asked ${r.created_at.toISOString()}`).join('\n');
+    },
+  },
+  erase: {
+    usage: '<email> --now',
+    summary: "erase an account at once (its grace period skipped); refused with the reasons while it is blocked",
+    check([email, flag]) {
+      if (!email || !email.includes('@')) throw new UsageError('erase: give the account email');
+      if (flag !== '--now') throw new UsageError('erase: add --now to confirm erasing at once');
+    },
+    async run(db, [email], config) {
+      const userId = await accountIdByEmail(db, email!.trim());
+      if (!userId) throw new CliError(`no account with email ${email}`);
+      // Loaded here, as check-ledger does: the parts come from every module's declaration (every route table loads).
+      const { collected } = require('../modules') as typeof import('../modules');
+      const ctx = createContext({ config: { ...config, READ_CACHE: false }, db, log: createLogger('silent') });
+      const reasons = await erasureBlocks(ctx, collected.personalData, userId);
+      if (reasons.length) throw new CliError(`erase: blocked: ${reasons.map((r) => `${r.code}: ${r.message}`).join('; ')}`);
+      const out = await eraseNow(ctx, collected.personalData, userId);
+      if (out !== 'done') throw new CliError(`erase: ${out}`);
+      return `account ${userId} erased (files and the identity-provider account are removed by the worker)`;
+    },
+  },
+};

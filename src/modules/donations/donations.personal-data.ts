@@ -1,0 +1,32 @@
+import type { PersonalDataPart } from '../define-module';
+
+/**
+ * Gifts are financial records and stay (amount, currency, dates, campaign, ledger entries). On
+ * erasure the donor's address, name and note go and the gift becomes anonymous everywhere. A
+ * guest's gifts move from their address to a random pseudonym, and the distinct-donor counters
+ * (fundraiser_donors, keyed by the lower-cased address) move with them, so the counts stay true.
+ */
+const GIFT_COLUMNS = ['id', 'fundraiser_id', 'donor_name', 'donor_email', 'anonymous', 'message', 'amount_cents', 'tip_cents', 'currency', 'status',
+  'method', 'receipt_id', 'refunded_cents', 'paid_at', 'refunded_at', 'created_at'];
+
+export const donationsPersonalData: PersonalDataPart = {
+  columns: ['donations.donor_user_id', 'donations.donor_email'],
+  async export(db, userId) {
+    return { gifts: await db('donations').where({ donor_user_id: userId }).orderBy('created_at').select(GIFT_COLUMNS) };
+  },
+  async erase(trx, a) {
+    await trx('donations').where({ donor_user_id: a.userId }).update({ donor_email: null, donor_name: null, message: null, anonymous: true, updated_at: trx.fn.now() });
+  },
+  async exportGuest(db, email) {
+    return { gifts: await db('donations').whereNull('donor_user_id').whereRaw('lower(donor_email) = lower(?)', [email]).orderBy('created_at').select(GIFT_COLUMNS) };
+  },
+  async eraseGuest(trx, email) {
+    const pseudonym = `erased-${crypto.randomUUID()}`;
+    const n = await trx('donations')
+      .whereNull('donor_user_id')
+      .whereRaw('lower(donor_email) = lower(?)', [email])
+      .update({ donor_email: pseudonym, donor_name: null, message: null, anonymous: true, updated_at: trx.fn.now() });
+    if (n > 0) await trx('fundraiser_donors').where({ donor_key: email.toLowerCase() }).update({ donor_key: pseudonym });
+    return n;
+  },
+};

@@ -1,0 +1,140 @@
+import jwt from 'jsonwebtoken';
+import type { Request } from 'express';
+import type { AppContext } from '../../context';
+import type { Actor } from '../../http/actor';
+import { ApiError, notFound } from '../../http/errors';
+import { enqueue } from '../../infra/jobs';
+import { scrubEventPayloads } from '../../events';
+import { eraseMailsTo, scrubMailsMentioning } from '../../integrations/mail';
+import { revokeAllForUser } from '../api-keys';
+import { recordAudit } from '../audit';
+import type { ErasureBlock, PersonalDataPart } from '../define-module';
+import { globalSignOut } from '../idp';
+import { disableAllForUser } from '../webhook-endpoints';
+import { accountForPrivacy } from './privacy.reads';
+import * as repo from './privacy.repo';
+
+export const ERASE_TASK = 'privacy.erase';
+export const REMOVE_FILES_TASK = 'privacy.remove-files';
+export const IDP_DELETE_TASK = 'privacy.idp-delete';
+export const GRACE_DAYS = 14;
+const REAUTH_MINUTES = 15;
+const DAY_MS = 86_400_000;
+/** What replaces an erased account's name, address or slug where a copy of it stays in text. */
+export const ERASED = 'a former member';
+
+type Parts = ReadonlyArray<{ module: string; part: PersonalDataPart }>;
+
+/** Every part's reasons the account cannot be erased now (empty: it can). */
+export async function erasureBlocks(ctx: AppContext, parts: Parts, userId: string): Promise<ErasureBlock[]> {
+  const out: ErasureBlock[] = [];
+  for (const { part } of parts) if (part.blockers) out.push(...(await part.blockers(ctx, userId)));
+  return out;
+}
+
+/** Signed in within 15 minutes by cookie (the ID token's auth_time), or the password again. */
+async function reauthenticated(ctx: AppContext, req: Request, actor: Actor, password: string | undefined): Promise<boolean> {
+  if (password !== undefined) {
+    try {
+      await ctx.idp.initiateAuth(actor.email, password);
+      return true;
+    } catch (err) {
+      if ((err as { unreachable?: boolean }).unreachable) throw new ApiError(503, 'Service unavailable', 'The identity provider is unreachable; try again shortly');
+      return false;
+    }
+  }
+  if (actor.credential !== 'session') return false;
+  const claims = jwt.decode(String((req.cookies as Record<string, unknown> | undefined)?.id_token ?? '')) as { auth_time?: number } | null;
+  return !!claims?.auth_time && Date.now() / 1000 - claims.auth_time <= REAUTH_MINUTES * 60;
+}
+
+export async function requestErasure(ctx: AppContext, parts: Parts, req: Request, actor: Actor, password: string | undefined) {
+  if (!(await reauthenticated(ctx, req, actor, password))) {
+    throw new ApiError(403, 'Forbidden', `Sign in again (within ${REAUTH_MINUTES} minutes) or send your password to confirm`, { code: 'REAUTHENTICATION_REQUIRED' });
+  }
+  const reasons = await erasureBlocks(ctx, parts, actor.userId);
+  if (reasons.length) throw new ApiError(409, 'Conflict', 'The account cannot be erased yet', { code: 'ERASURE_BLOCKED', reasons });
+  const scheduledFor = await ctx.db.transaction(async (trx) => {
+    const existing = await repo.scheduledErasure(trx, actor.userId);
+    if (existing) return existing.scheduled_for;
+    const row = await repo.insertErasure(trx, actor.userId, new Date(Date.now() + GRACE_DAYS * DAY_MS));
+    // The immediate effects (decisions.md Part 4); sessions end below, after commit (the provider is a network call).
+    await revokeAllForUser(trx, actor.userId);
+    await disableAllForUser(trx, actor.userId);
+    await enqueue(trx, ERASE_TASK, { user_id: actor.userId }, { runAt: row.scheduled_for, jobKey: `${ERASE_TASK}:${actor.userId}`, maxAttempts: 10 });
+    await recordAudit(trx, { actor_user_id: actor.userId, action: 'privacy.erasure_requested', target_type: 'user', target_id: actor.userId, details: { scheduled_for: row.scheduled_for.toISOString() } });
+    return row.scheduled_for;
+  });
+  await globalSignOut(ctx, actor.userId);
+  return { data: { scheduled_for: scheduledFor.toISOString() } };
+}
+
+export async function cancelErasure(ctx: AppContext, userId: string) {
+  const done = await ctx.db.transaction(async (trx) => {
+    const ok = await repo.cancelErasure(trx, userId);
+    if (ok) await recordAudit(trx, { actor_user_id: userId, action: 'privacy.erasure_cancelled', target_type: 'user', target_id: userId });
+    return ok;
+  });
+  if (!done) throw notFound('Scheduled erasure');
+  return { data: { status: 'cancelled' as const } };
+}
+
+export async function erasureStatus(ctx: AppContext, userId: string) {
+  const row = await repo.scheduledErasure(ctx.db, userId);
+  if (!row) throw notFound('Scheduled erasure');
+  return { data: { scheduled_for: row.scheduled_for.toISOString() } };
+}
+
+/**
+ * Carries out a scheduled erasure (when due, or at once with `now`): every module's part in one
+ * transaction with the outbox's copies of mails; files and the provider's account are removed by
+ * jobs queued in it, after commit. 'blocked' leaves it scheduled and tries again a day later.
+ */
+export async function runErasure(ctx: AppContext, parts: Parts, userId: string, now = false): Promise<'done' | 'not_due' | 'blocked'> {
+  const account = await accountForPrivacy(ctx.db, userId);
+  if (!account) return 'not_due';
+  const reasons = await erasureBlocks(ctx, parts, userId);
+  return ctx.db.transaction(async (trx) => {
+    const row = await repo.claimErasure(trx, userId, now);
+    if (!row) return 'not_due';
+    if (reasons.length) {
+      await enqueue(trx, ERASE_TASK, { user_id: userId }, { runAt: new Date(Date.now() + DAY_MS), jobKey: `${ERASE_TASK}:${userId}` });
+      await recordAudit(trx, { actor_user_id: null, action: 'privacy.erasure_blocked', target_type: 'user', target_id: userId, details: { codes: reasons.map((r) => r.code) } });
+      return 'blocked';
+    }
+    const erased = { userId, email: account.email, name: account.name, slug: account.profile_slug };
+    const keys: string[] = [];
+    for (const { part } of parts) {
+      const out = await part.erase?.(trx, erased);
+      if (out) keys.push(...out.storageKeys);
+    }
+    keys.push(...(await repo.exportKeysOf(trx, userId)));
+    await eraseMailsTo(trx, account.email);
+    // Copies of its strings in other people's mails and in the event log.
+    const strings = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x);
+    await scrubMailsMentioning(trx, strings, ERASED);
+    await scrubEventPayloads(trx, strings, ERASED);
+    await repo.markErasureDone(trx, row.id);
+    if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
+    const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;
+    if (sub) await enqueue(trx, IDP_DELETE_TASK, { sub }, { maxAttempts: 10 });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length } });
+    return 'done';
+  });
+}
+
+export async function removeFiles(ctx: AppContext, keys: string[]): Promise<void> {
+  for (const k of keys) await ctx.storage.remove(k);
+}
+
+/** An operator's erasure (`npm run admin -- erase <email> --now`): scheduled for now when none is, then carried out. */
+export async function eraseNow(ctx: AppContext, parts: Parts, userId: string): Promise<'done' | 'not_due' | 'blocked'> {
+  await ctx.db.transaction(async (trx) => {
+    if (await repo.scheduledErasure(trx, userId)) return;
+    await repo.insertErasure(trx, userId, new Date());
+    await revokeAllForUser(trx, userId);
+    await disableAllForUser(trx, userId);
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erasure_requested', target_type: 'user', target_id: userId, details: { by: 'operator' } });
+  });
+  return runErasure(ctx, parts, userId, true);
+}

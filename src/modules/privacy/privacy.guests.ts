@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context';
+import { ApiError } from '../../http/errors';
+import { sha256Hex } from '../../infra/hash';
+import { enqueue } from '../../infra/jobs';
+import { scrubEventPayloads } from '../../events';
+import { eraseMailsTo, queueComposedMail, scrubMailsMentioning, type Locale } from '../../integrations/mail';
+import { recordAudit } from '../audit';
+import type { PersonalDataPart } from '../define-module';
+import { EXPORT_TASK } from './privacy.exports';
+import * as repo from './privacy.repo';
+
+const LINK_HOURS = 24;
+const ANSWER = 'If we hold data under this address, a confirmation link is on its way to it.';
+
+type Parts = ReadonlyArray<{ module: string; part: PersonalDataPart }>;
+
+/** Always the same answer, so nobody learns which addresses gave. The mail proves the address is theirs. */
+export async function createRequest(ctx: AppContext, email: string, kind: 'export' | 'erasure', locale: Locale) {
+  const token = randomBytes(32).toString('base64url');
+  const link = `${ctx.config.SITE_URL}/privacy/confirm?token=${token}`;
+  await ctx.db.transaction(async (trx) => {
+    await repo.insertRequest(trx, { token_hash: sha256Hex(token), kind, email, expires_at: new Date(Date.now() + LINK_HOURS * 3_600_000) });
+    await queueComposedMail(trx, {
+      to: email,
+      template: 'privacy_request_confirm',
+      locale,
+      subject: kind === 'export' ? 'Confirm your data export request' : 'Confirm your data erasure request',
+      paragraphs: [
+        kind === 'export'
+          ? 'Someone (we hope you) asked for a copy of the data we hold about gifts made with this address.'
+          : 'Someone (we hope you) asked us to erase the personal data of gifts made with this address. The gifts stay, anonymous.',
+        `Confirm within ${LINK_HOURS} hours with the link below; the link works once. If it was not you, ignore this mail.`,
+      ],
+      action: { label: 'Confirm', url: link },
+    });
+  });
+  return { message: ANSWER };
+}
+
+export async function confirmRequest(ctx: AppContext, parts: Parts, token: string) {
+  return ctx.db.transaction(async (trx) => {
+    const req = await repo.claimRequest(trx, sha256Hex(token));
+    if (!req || !req.email) throw new ApiError(400, 'Bad request', 'This link is unknown, used or expired', { code: 'PRIVACY_TOKEN_INVALID' });
+    if (req.kind === 'export') {
+      const ex = await repo.insertExport(trx, { user_id: null, request_id: req.id });
+      await enqueue(trx, EXPORT_TASK, { export_id: ex.id }, { maxAttempts: 3 });
+      // The address stays on the request until the export's mail is queued.
+      await repo.finishRequest(trx, req.id, 'pending', true);
+      await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_export_requested', target_type: 'privacy_export', target_id: ex.id });
+      return { data: { kind: 'export' as const, status: 'pending' } };
+    }
+    let rows = 0;
+    for (const { part } of parts) rows += (await part.eraseGuest?.(trx, req.email)) ?? 0;
+    await eraseMailsTo(trx, req.email);
+    await scrubMailsMentioning(trx, [req.email], 'a guest');
+    await scrubEventPayloads(trx, [req.email], 'a guest');
+    await repo.finishRequest(trx, req.id, 'done', false);
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_erased', target_type: 'privacy_request', target_id: req.id, details: { rows } });
+    return { data: { kind: 'erasure' as const, status: 'done' } };
+  });
+}
