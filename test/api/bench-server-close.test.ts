@@ -23,4 +23,4 @@ test('when a bench server whose read cache listens is closed then its LISTEN con
   await until('the read cache LISTEN connection', async () => (await listeners()) === before + 1, 20_000);
   await s.close();
   await until('the LISTEN connection to end', async () => (await listeners()) === before, 20_000);
-}, 60_000);
+}, 240_000);

@@ -38,5 +38,5 @@ describe('npm run admin -- check-ledger', () => {
 
     await db('fundraisers').where({ id: f.id }).update({ raised_cents: 2_600, donation_count: 2 });
     expect((await admin('check-ledger')).code).toBe(0);
-  }, 60_000);
+  }, 240_000);
 });

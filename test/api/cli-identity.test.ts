@@ -99,5 +99,5 @@ describe('operator CLI: identity commands', () => {
     const fail = await exec(tsx, ['src/cli/admin.ts', 'user-status', 'nobody@example.test', 'banned'], { cwd, env }).catch((e) => e);
     expect(fail.code).not.toBe(0);
     expect(fail.stderr).toMatch(/no account/);
-  }, 60_000);
+  }, 240_000);
 });

@@ -64,4 +64,4 @@ it('when the database goes away under a running worker, then it keeps retrying w
     await worker.stop();
     await db.destroy();
   }
-}, 60_000);
+}, 240_000);

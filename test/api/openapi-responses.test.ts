@@ -89,7 +89,7 @@ describe('documented client errors are really answered', () => {
       expect(res.body).toMatchObject({ error: 'Too many requests, please try again later.', retryAfter: 60 });
       expect(res.headers['retry-after']).toBeDefined();
     }
-  }, 30_000);
+  }, 240_000);
 
   test('when the service uses Cognito (IDP=cognito) then the built-in JWKS answers its documented 404', async () => {
     expect(Object.keys(doc.paths['/local-idp/.well-known/jwks.json']!.get!.responses)).toContain('404');

@@ -71,7 +71,7 @@ describe('OpenAPI description', () => {
       expect(p.rule).toBe('no-ambiguous-paths');
       expect(p.message).toContain(`\`${SLUG_PATH}\``);
     }
-  }, 60_000);
+  }, 240_000);
 
   test('when a path is accepted as ambiguous then its {id} is documented as a uuid, which the literal `slug` can never be', async () => {
     const doc = (await request(app).get('/api/v1/openapi.json')).body;

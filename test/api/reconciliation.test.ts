@@ -113,7 +113,7 @@ describe('reconciliation with the processor', () => {
     expect(fail.code).toBe(1);
     for (const k of ['missing_in_ledger', 'missing_at_processor', 'amount_differs', 'currency_differs']) expect(fail.stderr).toContain(k);
     expect(fail.stderr).toContain('pi_ghost_never_charged');
-  }, 90_000);
+  }, 240_000);
 
   test('when a day never reconciled, a malformed day, or a non-staff caller asks, then 404, 400 and 403', async () => {
     const h = await authHeaders(t, staff);

@@ -122,7 +122,7 @@ describe('render pool', () => {
     expect(pool.stats.threadIds.size).toBe(3);
     expect(pool.stats.rendered).toBe(renders);
     await pool.close();
-  }, 60_000);
+  }, 240_000);
 
   test('when renders arrive together while the only thread wears out, then they wait for its successor and no two threads are ever alive at once', async () => {
     const pool = new RenderPool(1);
@@ -132,7 +132,7 @@ describe('render pool', () => {
     expect(pool.stats.retired).toBe(2);
     expect(pool.stats.peakThreads).toBe(1);
     await pool.close();
-  }, 60_000);
+  }, 240_000);
 
   test('when a thread has been idle for the idle period, then it ends and the next render starts another', async () => {
     const pool = new RenderPool(1, 200);
@@ -143,7 +143,7 @@ describe('render pool', () => {
     await pool.render(node, 40, 20);
     expect(pool.stats.threadIds.size).toBe(2);
     await pool.close();
-  }, 30_000);
+  }, 240_000);
 
   test('when RENDER_THREADS is out of range, then the config is refused', () => {
     expect(parseConfig({ RENDER_THREADS: '2' }).RENDER_THREADS).toBe(2);

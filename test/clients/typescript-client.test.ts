@@ -23,7 +23,7 @@ describe('the typed TypeScript client (clients/typescript) against a running ser
     const run = promisify(execFile);
     const out = await run(process.execPath, ['--import', 'tsx', 'clients/typescript/scripts/generate.ts', '--check'], { cwd: root });
     expect(out.stdout).toContain('up to date');
-  }, 60_000);
+  }, 240_000);
 
   test('when a guest lists and reads campaigns then the answers are typed and as served', async () => {
     const owner = await createUser(testDb());

@@ -103,7 +103,7 @@ describe('configuration', () => {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: 'abc' },
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: 120_000, // tsx compiles on start; a busy machine takes many times longer
     });
     expect(r.status).not.toBe(0);
     expect(r.status).not.toBeNull();

@@ -2,7 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, ROOT, until } from '../helpers/processes';
+import { freePort, machineSlowdown, ROOT, until } from '../helpers/processes';
+
+// npm start compiles, then starts Postgres: on a busy machine that takes several times as long.
+const SLOW = Math.min(4, machineSlowdown());
 
 // The README's Quick start as a new user runs it: `npm start` with no DATABASE_URL, stopped by a
 // signal sent to the npm process (what `kill <pid>`, a supervisor or `docker stop` do), with the
@@ -57,14 +60,14 @@ function alive(pid: number): boolean {
 async function startServer(dataDir: string, port: number): Promise<Running & { postgres: number }> {
   const srv = npm(['start'], baseEnv(dataDir, port));
   // A first start runs initdb and every migration (graphile-worker's too): generous on a loaded CI machine.
-  await until('the server', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined), 90_000);
+  await until('the server', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok ? true : undefined), 90_000 * SLOW);
   return { ...srv, postgres: postmasterPid(dataDir)! };
 }
 
 async function stopWith(srv: Running & { postgres: number }, signal: NodeJS.Signals) {
   srv.child.kill(signal);
   let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 20_000)));
+  const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 20_000 * SLOW)));
   const code = await Promise.race([srv.exited, hung]);
   clearTimeout(timer);
   return code;
@@ -133,5 +136,5 @@ describe('npm start lifecycle (embedded Postgres)', () => {
     expect(second.output()).not.toMatch(/"level":(50|60)|uncaught|unhandled|^\w*Error: |^\s+at \S.*:\d+:\d+\)?$/im);
     expect(alive(second.postgres)).toBe(false);
     expect(postmasterPid(dataDir)).toBeNull();
-  }, 240_000);
+  }, 240_000 * SLOW);
 });
