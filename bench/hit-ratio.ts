@@ -9,6 +9,7 @@
  *   COMPARE_SECONDS=10 COMPARE_ROUNDS=3 BENCH_CAMPAIGNS=2000 HIT_LABEL=after
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../src/config';
@@ -61,6 +62,13 @@ function start(mode: string, env: Record<string, string>): Promise<{ child: Chil
   });
 }
 
+/** A process's CPU time so far (ms, user + system) from /proc; at 100 ticks a second. */
+function cpuMsOf(pid: number | undefined): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
@@ -87,20 +95,27 @@ async function main() {
       const ratios: number[] = [];
       const appRps: number[] = [];
       const memRps: number[] = [];
+      const appCpu: number[] = [];
+      const memCpu: number[] = [];
       for (let round = 0; round < ROUNDS; round += 1) {
         const order = round % 2 === 0 ? [app, mem] : [mem, app];
         const rps = new Map<number, number>();
+        const cpu = new Map<number, number>();
         for (const side of order) {
+          const before = cpuMsOf(side.child.pid);
           const r = await runLoad(`http://127.0.0.1:${side.port}`, s.paths, { connections: CONNECTIONS, seconds: SECONDS });
           if (r.errors > 0) log(`${s.name}: ${r.errors} errors on port ${side.port}`);
           rps.set(side.port, r.rps);
+          cpu.set(side.port, ((cpuMsOf(side.child.pid) - before) * 1000) / r.requests);
         }
+        appCpu.push(cpu.get(app.port)!);
+        memCpu.push(cpu.get(mem.port)!);
         appRps.push(rps.get(app.port)!);
         memRps.push(rps.get(mem.port)!);
         ratios.push(rps.get(app.port)! / rps.get(mem.port)!);
-        log(`${s.name} round ${round + 1}: app ${rps.get(app.port)!.toFixed(0)} req/s, memory ${rps.get(mem.port)!.toFixed(0)} req/s, ratio ${ratios.at(-1)!.toFixed(2)}`);
+        log(`${s.name} round ${round + 1}: app ${rps.get(app.port)!.toFixed(0)} req/s, memory ${rps.get(mem.port)!.toFixed(0)} req/s, ratio ${ratios.at(-1)!.toFixed(2)}; CPU us/request app ${appCpu.at(-1)!.toFixed(0)}, memory ${memCpu.at(-1)!.toFixed(0)}`);
       }
-      log(`RESULT ${s.name}: app median ${median(appRps).toFixed(0)}, memory median ${median(memRps).toFixed(0)}, median ratio ${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
+      log(`RESULT ${s.name}: app median ${median(appRps).toFixed(0)}, memory median ${median(memRps).toFixed(0)}, median ratio ${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}); CPU us/request app ${median(appCpu).toFixed(0)}, memory ${median(memCpu).toFixed(0)}, CPU ratio ${(median(memCpu) / median(appCpu)).toFixed(2)}`);
     }
   } finally {
     app.child.kill('SIGTERM');
