@@ -53,9 +53,9 @@ async function main() {
     await handle.db.raw(`select slug from fundraisers where slug like 'bench-%' and deleted_at is null and visibility = 'public' and status = 'active' order by slug limit 200`)
   ).rows.map((r: { slug: string }) => `/api/v1/fundraisers/slug/${r.slug}`);
   await handle.close();
-  const apps = [];
+  const apps: Array<Awaited<ReturnType<typeof startApp>>> = [];
   for (let i = 0; i < 3; i += 1) apps.push(await startApp(databaseUrl));
-  const load1 = (a: (typeof apps)[number], paths: string[], seconds: number, connections: number, headers?: Record<string, string>) =>
+  const load1 = (a: Awaited<ReturnType<typeof startApp>>, paths: string[], seconds: number, connections: number, headers?: Record<string, string>) =>
     runLoad(`http://127.0.0.1:${a.port}`, paths, { connections, seconds, headers });
   try {
     for (const a of apps) await load1(a, slugs, 3, 16); // fill each process's cache, warm V8
