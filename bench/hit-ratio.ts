@@ -17,6 +17,7 @@ import { connectDatabase } from '../src/db/connect';
 import { benchDatabaseUrl, ensureSeeded } from './db';
 import { serveApp } from './compare-servers';
 import { runLoad } from './load-gen';
+import { runBench } from './deadline';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 2000);
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
@@ -126,4 +127,4 @@ async function main() {
 const mode = process.argv[2];
 if (mode === 'app') void serveApp().catch((e) => { console.error(e); process.exit(1); });
 else if (mode === 'memory') void serveMemory().catch((e) => { console.error(e); process.exit(1); });
-else void main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+else void runBench('hit-ratio', 900, () => main());

@@ -15,6 +15,7 @@ import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { benchDatabaseUrl, ensureSeeded } from './db';
 import { runLoad } from './load-gen';
+import { runBench } from './deadline';
 
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
 const CONNECTIONS = 64;
@@ -86,4 +87,4 @@ async function main() {
   }
 }
 
-void main().then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+void runBench('scale-curve', 900, () => main());
