@@ -4,6 +4,7 @@ import cookieParser from 'cookie-parser';
 import cors from 'cors';
 import helmet from 'helmet';
 import type { AppContext } from './context';
+import { addVary } from './http/caching';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
@@ -102,7 +103,7 @@ function staticHeaders(config: AppContext['config'], modules: RouteModule[]): Re
   const site: RequestHandler = (req, res, next) => {
     if (req.method === 'OPTIONS') return corsMw(req, res, next);
     for (const [name, value] of corsHeaders) {
-      if (name === 'Vary') res.vary(value);
+      if (name === 'Vary') addVary(res, value);
       else res.setHeader(name, value);
     }
     next();

@@ -1,0 +1,90 @@
+/**
+ * Issue 25 item 6 (docs/scaling.md): throughput and CPU per request of 1, 2 and 3 API processes on
+ * this machine, and the CPU per request of the main reads in one process. Starts 3 API servers
+ * (bench/compare-servers.ts serveApp, as `npm start` runs it, each with its own 10-connection pool);
+ * for N = 1..3 drives guest slug reads (read-cache hits) at the first N ports at once, 64
+ * connections split between them, every request its own X-Forwarded-For. Then, on one process:
+ * the guest list (hit), the signed-in slug read (uncached path) and an uncached guest read.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_DB=cf_bench_hit npx tsx bench/scale-curve.ts
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import { parseConfig } from '../src/config';
+import { connectDatabase } from '../src/db/connect';
+import { benchDatabaseUrl, ensureSeeded } from './db';
+import { runLoad } from './load-gen';
+import { runBench } from './deadline';
+
+const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
+const CONNECTIONS = 64;
+const log = (m: string) => process.stdout.write(`[scale] ${m}\n`);
+
+function cpuMsOf(pid: number | undefined): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+function startApp(databaseUrl: string): Promise<{ child: ChildProcess; port: number; token: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${__dirname}/compare.ts`, 'app'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`app exited with ${code}`)));
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /port=(\d+)/.exec(out);
+      const t = /token=(\S+)/.exec(out);
+      if (m && t) resolve({ child, port: Number(m[1]), token: t[1]! });
+    });
+  });
+}
+
+async function main() {
+  const databaseUrl = await benchDatabaseUrl();
+  if (!databaseUrl) throw new Error('set DATABASE_URL');
+  const config = parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: databaseUrl });
+  const handle = await connectDatabase(config, { statementTimeoutMs: 0 });
+  await ensureSeeded(handle.db, 2000, log);
+  const slugs: string[] = (
+    await handle.db.raw(`select slug from fundraisers where slug like 'bench-%' and deleted_at is null and visibility = 'public' and status = 'active' order by slug limit 200`)
+  ).rows.map((r: { slug: string }) => `/api/v1/fundraisers/slug/${r.slug}`);
+  await handle.close();
+  const apps: Array<Awaited<ReturnType<typeof startApp>>> = [];
+  for (let i = 0; i < 3; i += 1) apps.push(await startApp(databaseUrl));
+  const load1 = (a: Awaited<ReturnType<typeof startApp>>, paths: string[], seconds: number, connections: number, headers?: Record<string, string>) =>
+    runLoad(`http://127.0.0.1:${a.port}`, paths, { connections, seconds, headers });
+  try {
+    for (const a of apps) await load1(a, slugs, 3, 16); // fill each process's cache, warm V8
+    for (let n = 1; n <= 3; n += 1) {
+      const used = apps.slice(0, n);
+      const before = used.map((a) => cpuMsOf(a.child.pid));
+      const rs = await Promise.all(used.map((a) => load1(a, slugs, SECONDS, Math.round(CONNECTIONS / n))));
+      const cpu = used.reduce((s, a, i) => s + cpuMsOf(a.child.pid) - before[i]!, 0);
+      const req = rs.reduce((s, r) => s + r.requests, 0);
+      const rps = rs.reduce((s, r) => s + r.rps, 0);
+      const errors = rs.reduce((s, r) => s + r.errors, 0);
+      log(`CURVE processes=${n}: ${rps.toFixed(0)} req/s, ${((cpu * 1000) / req).toFixed(0)} us CPU/request, ${errors} errors, load ${os.loadavg()[0]!.toFixed(1)}`);
+    }
+    const a = apps[0]!;
+    const routes: Array<[string, string[], Record<string, string> | undefined]> = [
+      ['guest list (cache hit)', [0, 0, 0, 20, 40].map((o) => `/api/v1/fundraisers?offset=${o}`), undefined],
+      ['signed-in slug read (uncached path)', slugs, { Authorization: `Bearer ${a.token}` }],
+      ['guest slug read (cache hit)', slugs, undefined],
+    ];
+    for (const [name, paths, headers] of routes) {
+      await load1(a, paths, 2, CONNECTIONS, headers);
+      const before = cpuMsOf(a.child.pid);
+      const r = await load1(a, paths, SECONDS, CONNECTIONS, headers);
+      log(`ROUTE ${name}: ${r.rps.toFixed(0)} req/s, ${(((cpuMsOf(a.child.pid) - before) * 1000) / r.requests).toFixed(0)} us CPU/request, p50 ${r.p50} ms, ${r.errors} errors`);
+    }
+  } finally {
+    for (const a of apps) a.child.kill('SIGTERM');
+  }
+}
+
+void runBench('scale-curve', 900, () => main());
