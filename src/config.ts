@@ -33,6 +33,9 @@ const schema = z.object({
   // Other origins that may call the public reads (auth none or optional) without credentials.
   CORS_ORIGINS: origins.optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  // Set: DATABASE_URL is a transaction-mode pooler (PgBouncer) and this direct connection carries
+  // LISTEN, migrations and the job engine (decisions.md Part 4 "Running as many processes").
+  DATABASE_DIRECT_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   TRUST_PROXY: z.string().min(1).optional(),
@@ -105,6 +108,10 @@ const schema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  // SIGTERM: /readyz answers 503 and the process keeps serving SHUTDOWN_DRAIN_MS (the load balancer's
+  // time to notice), then stops accepting and gives requests and jobs in flight SHUTDOWN_TIMEOUT_MS.
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(25_000),
   // Bounds of the in-process cache (used when REDIS_URL is unset, and while Redis is unreachable).
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
   CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(32),
@@ -163,6 +170,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const missing = ['ISSUER', 'CLIENT_ID', 'CLIENT_SECRET'][set.findIndex((v) => !v)];
       throw new ConfigError(`Invalid configuration: OAUTH_PROVIDER_${p}_${missing}: required when provider_${p.toLowerCase()} is partly configured`);
     }
+  }
+  if (c.DATABASE_DIRECT_URL && !c.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration: DATABASE_URL: required when DATABASE_DIRECT_URL is set (the pooled URL)');
   }
   // S3 settings without a bucket, or one key of the pair alone, is a typo rather than "local disk".
   if (!c.S3_BUCKET && (c.S3_ENDPOINT || c.S3_ACCESS_KEY_ID || c.S3_SECRET_ACCESS_KEY)) {

@@ -4,6 +4,7 @@ import type { Db } from './db/knex';
 import type { FlagService } from './http/flags';
 import type { Cache } from './infra/cache';
 import type { ReadCache } from './http/read-cache';
+import type { Lifecycle } from './http/lifecycle';
 import type { Logger } from './infra/logger';
 import type { JobWorker } from './infra/jobs';
 import type { CredentialResolver } from './http/credentials';
@@ -28,6 +29,8 @@ export interface AppContext {
   readCache: ReadCache | null;
   flags: FlagService;
   jobs: JobWorker;
+  /** Draining after SIGTERM (/readyz answers 503). */
+  lifecycle: Lifecycle;
   credentials: CredentialResolver;
   /** Identity provider (IDP=local built-in, or Cognito); tests may swap it. */
   idp: IdentityProvider;

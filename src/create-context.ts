@@ -2,7 +2,9 @@ import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/knex';
+import { directConnection } from './db/endpoints';
 import { FlagService } from './http/flags';
+import { Lifecycle } from './http/lifecycle';
 import { MemoryCache, ResilientCache } from './infra/cache';
 import { ReadCache } from './http/read-cache';
 import { countedReadCache } from './http/read-cache-metrics';
@@ -32,9 +34,10 @@ export function createContext(deps: { config: Config; db: Db; log: Logger; redis
     log: deps.log,
     redis,
     cache: redis ? new ResilientCache(redis, cacheBounds(deps.config)) : new MemoryCache(cacheBounds(deps.config)),
-    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: deps.db.client.config.connection, log: deps.log, redis, maxBytes: deps.config.READ_CACHE_MAX_MB * 1024 * 1024 })) : null,
+    readCache: (deps.config.READ_CACHE ?? deps.config.NODE_ENV !== 'test') ? countedReadCache(new ReadCache({ connection: directConnection(deps.db), log: deps.log, redis, maxBytes: deps.config.READ_CACHE_MAX_MB * 1024 * 1024 })) : null,
     flags: new FlagService(deps.db),
     jobs: new JobWorker(deps.db, deps.log, { concurrency: deps.config.JOBS_CONCURRENCY }),
+    lifecycle: new Lifecycle(),
     credentials: anonymousResolver,
     idp: createIdentityProvider(deps.config, deps.db),
     review: createReviewer(deps.config, deps.db, deps.log),

@@ -6,6 +6,7 @@ import { connectDatabase, type DbHandle } from './db/connect';
 import { registerJobs } from './jobs';
 import { createLogger } from './infra/logger';
 import { createRedis } from './infra/redis';
+import { trackInFlight } from './http/graceful-close';
 import { shutdownTracing } from './tracing';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -14,12 +15,16 @@ const WORKER_STATEMENT_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * A process of the service (API or worker): config -> database (embedded or DATABASE_URL) ->
- * migrations -> context with its job handlers -> `onReady`; and one graceful stop for both.
- * `onReady` may return an HTTP server, which is closed first on stop.
+ * migrations -> context with its job handlers -> `onReady`; and one graceful stop for both
+ * (decisions.md Part 4 "Stopping"): on SIGTERM /readyz answers 503 at once and the job worker
+ * stops taking jobs; an API process (`drain`) keeps serving SHUTDOWN_DRAIN_MS, then its server
+ * stops accepting and closes idle keep-alive connections; requests and jobs in flight get
+ * SHUTDOWN_TIMEOUT_MS (jobs still running then are released); exit 0.
  */
 export async function runProcess(
   name: string,
   onReady: (ctx: AppContext, config: Config, fail: (err: Error) => void) => Server | null,
+  opts: { drain?: boolean } = {},
 ): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
@@ -27,6 +32,7 @@ export async function runProcess(
   let handle: DbHandle | null = null;
   let ctx: AppContext | null = null;
   let server: Server | null = null;
+  let http: ReturnType<typeof trackInFlight> | null = null;
   let redis: ReturnType<typeof createRedis> | null = null;
 
   // Installed before the database starts, so a signal during start-up still stops the embedded
@@ -35,8 +41,12 @@ export async function runProcess(
   const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal, process: name }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // Only SIGTERM (orchestrators, docker stop) waits for a balancer; Ctrl-C in a terminal does not.
+    const drainMs = opts.drain && http && signal === 'SIGTERM' ? config.SHUTDOWN_DRAIN_MS : 0;
+    const budgetMs = config.SHUTDOWN_TIMEOUT_MS;
+    log.info({ signal, process: name, drainMs, budgetMs }, 'stopping: draining');
+    // Past the drain and the budget something hangs: exit non-zero rather than never.
+    const force = setTimeout(() => process.exit(1), drainMs + budgetMs + 10_000);
     force.unref();
     // Each step runs even if an earlier one failed: the embedded cluster must never outlive us.
     const step = async (what: string, fn: () => Promise<unknown>) => {
@@ -46,8 +56,16 @@ export async function runProcess(
         log.warn({ err }, `stop: ${what} failed`);
       }
     };
-    if (server) await step('http', () => new Promise<void>((resolve) => server!.close(() => resolve())));
-    if (ctx) await step('jobs', () => ctx!.jobs.stop());
+    if (ctx) ctx.lifecycle.draining = true;
+    // No new job from now on; the running ones finish (or are released) while HTTP drains.
+    const jobs = ctx ? step('jobs', () => ctx!.jobs.stop(budgetMs)) : Promise.resolve();
+    if (http) {
+      // The balancer's time to see /readyz 503 and stop sending: requests are still served meanwhile.
+      if (drainMs > 0) await new Promise((r) => setTimeout(r, drainMs));
+      log.info({ process: name }, 'stopping: no new connections; finishing requests in flight');
+      await step('http', () => http!.close(budgetMs));
+    }
+    await jobs;
     if (ctx?.readCache) await step('read cache', () => ctx!.readCache!.close());
     if (redis) await step('redis', () => redis!.quit());
     // A signal during start-up waits for the cluster to be up, then stops it.
@@ -78,6 +96,7 @@ export async function runProcess(
     process.stderr.write(`Failed to start: ${err.message}\n`);
     void stop('start-error', 1);
   });
+  if (server) http = trackInFlight(server);
 }
 
 /** Entry points call this: a start-up failure prints one line and exits non-zero. */

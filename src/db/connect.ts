@@ -6,6 +6,10 @@ import { createDb, migrateLatest, type Db } from './knex';
 export interface DbHandle {
   db: Db;
   url: string;
+  /** The direct connection (DATABASE_DIRECT_URL, else `url`): LISTEN, migrations, the job engine. */
+  directUrl: string;
+  /** `url` is a transaction-mode pooler. */
+  pooled: boolean;
   embedded: boolean;
   close(): Promise<void>;
 }
@@ -37,10 +41,12 @@ export async function connectDatabase(
     url = emb.url;
     stopEmbedded = () => emb.stop();
   }
+  const directUrl = config.DATABASE_DIRECT_URL ?? url;
   try {
-    // Migrations on a pool of their own without a statement timeout: a data migration may run long.
+    // Migrations on a direct pool of their own without a statement timeout: a data migration may
+    // run long, and knex's migration lock and graphile-worker's migrations want one session.
     if (opts.migrate !== false) {
-      const migrator = createDb(url, { max: 1 });
+      const migrator = createDb(directUrl, { max: 1 });
       try {
         await migrateLatest(migrator);
       } finally {
@@ -54,10 +60,13 @@ export async function connectDatabase(
   const db = createDb(url, {
     acquireTimeoutMs: config.DB_ACQUIRE_TIMEOUT_MS,
     statementTimeoutMs: opts.statementTimeoutMs ?? config.DB_STATEMENT_TIMEOUT_MS,
+    directUrl: config.DATABASE_DIRECT_URL,
   });
   return {
     db,
     url,
+    directUrl,
+    pooled: directUrl !== url,
     embedded: Boolean(stopEmbedded),
     async close() {
       await db.destroy();

@@ -3,6 +3,8 @@ import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { migrateJobSchema } from '../infra/jobs';
+import { databaseEndpoints, recordEndpoints } from './endpoints';
+import { timeoutEachTransaction } from './pooled-timeouts';
 
 // bigint columns (counts, sums of cents) come back as JS numbers; cents stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -43,6 +45,12 @@ export interface DbOptions {
   acquireTimeoutMs?: number;
   /** Postgres cancels a statement after this long (0 = never: migrations, the operator CLI). */
   statementTimeoutMs?: number;
+  /**
+   * A direct connection to the same server (DATABASE_DIRECT_URL): `url` is then a
+   * transaction-mode pooler, so the statement timeout goes with each transaction (SET LOCAL),
+   * never as a startup parameter, and LISTEN and the job engine use this URL instead.
+   */
+  directUrl?: string;
 }
 
 const quietOutage = (print: (m: unknown) => void) => (m: unknown) => {
@@ -60,20 +68,43 @@ export const READ_TIMEOUT_SLACK_MS = 1000;
 export function createDb(url: string, pool: DbOptions = {}): Db {
   const acquire = pool.acquireTimeoutMs ?? 60_000;
   const statement = pool.statementTimeoutMs ?? 0;
-  return knexFactory({
+  const endpoints = databaseEndpoints(url, pool.directUrl);
+  const base = { connectionTimeoutMillis: acquire, keepAlive: true };
+  const timeouts = statement > 0 ? { statement_timeout: statement, query_timeout: statement + READ_TIMEOUT_SLACK_MS } : {};
+  // Through a pooler: only the client-side read timeout as a setting; the server-side one per transaction.
+  const pooledTimeouts = statement > 0 ? { query_timeout: statement + READ_TIMEOUT_SLACK_MS } : {};
+  const db = knexFactory({
     client: 'pg',
-    connection: {
-      connectionString: url,
-      connectionTimeoutMillis: acquire,
-      keepAlive: true,
-      ...(statement > 0 ? { statement_timeout: statement, query_timeout: statement + READ_TIMEOUT_SLACK_MS } : {}),
+    connection: { connectionString: url, ...base, ...(endpoints.pooled ? pooledTimeouts : timeouts) },
+    pool: {
+      min: pool.min ?? 0,
+      max: pool.max ?? 10,
+      createTimeoutMillis: acquire,
+      ...(endpoints.pooled && statement > 0
+        ? {
+            afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+              timeoutEachTransaction(conn, statement);
+              done(null, conn);
+            },
+          }
+        : {}),
     },
-    pool: { min: pool.min ?? 0, max: pool.max ?? 10, createTimeoutMillis: acquire },
     acquireConnectionTimeout: acquire,
     migrations: migrationConfig(),
     // knex prints every failed acquire; during an outage the error middleware logs each 503 already.
     log: { warn: quietOutage(console.warn), error: quietOutage(console.error), deprecate: (m: string) => console.warn(m), debug: () => undefined },
   });
+  recordEndpoints(db, { ...endpoints, direct: { connectionString: endpoints.directUrl, ...base, ...timeouts } });
+  return db;
+}
+
+/** Migration files not yet applied to the database (knex_migrations); a missing table counts them all. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const files = await new MigrationFiles(MIGRATIONS_DIR).getMigrations();
+  const exists = await queryRows<{ t: string | null }>(db, `select to_regclass('knex_migrations')::text as t`, []);
+  if (!exists[0]?.t) return files;
+  const done = new Set((await queryRows<{ name: string }>(db, 'select name from knex_migrations', [])).map((r) => r.name.replace(/\.js$/, '.ts')));
+  return files.filter((f) => !done.has(f));
 }
 
 export async function migrateLatest(db: Db): Promise<string[]> {

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logger as WorkerLogger, type Runner, type TaskList } from 'graphile-worker';
+import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logger as WorkerLogger, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { countingEvents, quietLogger, toCronItem, workerLogger, type CronEntry } from './jobs-adapters';
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
+import { directConnection, endpointsOf } from '../db/endpoints';
 
 export type { CronEntry } from './jobs-adapters';
 
@@ -78,17 +79,9 @@ export async function claimInbox(trx: Knex.Transaction, consumer: string, messag
   return rows.length === 1;
 }
 
-function pgConfigOf(db: Knex): pg.PoolConfig {
-  const conn = (db.client.config as { connection?: unknown }).connection;
-  if (typeof conn === 'string') return { connectionString: conn };
-  // knex keeps a parsed URL's password as a non-enumerable property: copy it by name.
-  if (conn && typeof conn === 'object') return { ...(conn as pg.PoolConfig), password: (conn as pg.PoolConfig).password };
-  throw new Error('job worker: the knex connection is neither a URL nor an object');
-}
-
 /** graphile-worker's schema and functions; migrateLatest runs this before the app's migrations. */
 export async function migrateJobSchema(db: Knex): Promise<void> {
-  const pool = new pg.Pool({ ...pgConfigOf(db), max: 1 });
+  const pool = new pg.Pool({ ...directConnection(db), max: 1 });
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   try {
@@ -97,6 +90,9 @@ export async function migrateJobSchema(db: Knex): Promise<void> {
     await pool.end();
   }
 }
+
+/** Direct connections of the job engine per process when DATABASE_URL is a pooler. */
+export const POOLED_MODE_JOB_ENGINE_CONNECTIONS = 3;
 
 export interface JobWorkerOptions {
   concurrency?: number;
@@ -161,10 +157,15 @@ export class JobWorker {
 
   private getPool(): pg.Pool {
     if (!this.pool) {
-      const max = Math.max(2, (this.opts.concurrency ?? 4) + 2);
+      // graphile-worker 0.17 takes its LISTEN client from the pool it runs its own statements on
+      // (no separate listener setting), and LISTEN does not survive a transaction-mode pooler: so
+      // its pool is always direct (DATABASE_DIRECT_URL when set). Behind a pooler it is kept
+      // small, one listener and two for its short bookkeeping statements (take, complete, fail a
+      // job); the jobs' own work runs on the app's pool (ctx.db), through the pooler.
+      const max = endpointsOf(this.db).pooled ? POOLED_MODE_JOB_ENGINE_CONNECTIONS : Math.max(2, (this.opts.concurrency ?? 4) + 2);
       // Idle clients close and never hold the process open (tests, CLI); errors of idle clients
       // (the database restarting) are logged, never thrown.
-      this.pool = new pg.Pool({ ...pgConfigOf(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+      this.pool = new pg.Pool({ ...directConnection(this.db), max, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
       // While stopping, the database may go first (the embedded cluster): not worth a warning.
       const warn = (what: string) => (err: Error) => (this.stopped ? this.log.debug({ err }, what) : this.log.warn({ err }, what));
       this.pool.on('error', warn('jobs: idle database client failed'));
@@ -190,7 +191,7 @@ export class JobWorker {
         pollInterval: this.opts.pollIntervalMs ?? 2_000,
         noHandleSignals: true,
         logger: this.wlog,
-        events: countingEvents(),
+        events: this.watchWorkers(countingEvents()),
       });
       if (this.stopped) {
         await runner.stop();
@@ -210,6 +211,14 @@ export class JobWorker {
     }
   }
 
+  /** graphile-worker's worker ids of this process: what a shutdown that runs out of time releases. */
+  private readonly workerIds = new Set<string>();
+
+  private watchWorkers(events: WorkerEvents): WorkerEvents {
+    events.on('worker:create', ({ worker }) => this.workerIds.add(worker.workerId));
+    return events;
+  }
+
   private retryLater(failures: number): void {
     if (this.stopped) return;
     const ms = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
@@ -217,14 +226,43 @@ export class JobWorker {
     this.retryTimer.unref();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs and waits for the running ones; those still running after `timeoutMs` are
+   * released (graphile-worker's forceful shutdown records the attempt and unlocks them), so
+   * another worker runs them after the usual retry delay.
+   */
+  async stop(timeoutMs = 25_000): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // A runner still starting is stopped by startRunner itself once run() answers.
     await this.starting?.catch(() => undefined);
     const runner = this.runner;
     this.runner = null;
-    if (runner) await runner.stop().catch((err) => this.log.warn({ err }, 'jobs: stop failed'));
+    if (runner) {
+      const graceful = runner.stop().then(
+        () => 'stopped' as const,
+        (err) => {
+          this.log.warn({ err }, 'jobs: stop failed');
+          return 'stopped' as const;
+        },
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+      if ((await Promise.race([graceful, late])) === 'late') {
+        this.log.warn({ timeoutMs }, 'jobs: running jobs did not finish in time; releasing them for another worker');
+        // Unlocked with their attempt counted and their run time kept: due at once for another
+        // worker. (graphile-worker's own forceful path would record them as failed, retried later.)
+        await this.getPool()
+          .query(`select graphile_worker.force_unlock_workers($1::text[])`, [[...this.workerIds]])
+          .catch((err) => this.log.warn({ err }, 'jobs: releasing running jobs failed'));
+        // Handlers still running may yet use this pool (to record their end): close it without waiting.
+        const pool = this.pool;
+        this.pool = null;
+        void pool?.end().catch(() => undefined);
+        return;
+      }
+      clearTimeout(timer);
+    }
     await this.draining?.catch(() => undefined);
     const pool = this.pool;
     this.pool = null;

@@ -92,7 +92,7 @@ describe('operator CLI: identity commands', () => {
     const u = await createUser(t.ctx.db);
     const exec = promisify(execFile);
     const cwd = path.resolve(__dirname, '../..');
-    const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'silent' };
+    const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL, LOG_LEVEL: 'silent' };
     const tsx = path.join(cwd, 'node_modules/.bin/tsx');
     const ok = await exec(tsx, ['src/cli/admin.ts', 'user-status', u.email, 'banned'], { cwd, env });
     expect(ok.stdout.trim()).toBe(`${u.email} is now banned`);

@@ -51,7 +51,7 @@ describe('operator CLI: mails <email> [count]', () => {
     await forgot(u.email);
     const code = codeIn((await outbox(u.email))[0].text)!;
     const cwd = path.resolve(__dirname, '../..');
-    const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'silent' };
+    const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL, LOG_LEVEL: 'silent' };
     const ok = await promisify(execFile)(path.join(cwd, 'node_modules/.bin/tsx'), ['src/cli/admin.ts', 'mails', u.email], { cwd, env });
     expect(ok.stdout).toContain('Your password reset code');
     expect(ok.stdout).toContain(code);

@@ -12,7 +12,8 @@ import { createLogger } from '../../src/infra/logger';
 // "goes away" (every connection dropped, new ones refused) and comes back.
 let up = true;
 const sockets = new Set<net.Socket>();
-const target = new URL(process.env.TEST_DATABASE_URL!);
+// The direct server (under TEST_PGBOUNCER=1 TEST_DATABASE_URL is the pooler): the job engine's connections are direct.
+const target = new URL(process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!);
 const proxy = net.createServer((client) => {
   if (!up) return client.destroy();
   const server = net.connect(Number(target.port || 5432), target.hostname);

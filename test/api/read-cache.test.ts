@@ -17,7 +17,8 @@ import { chargeRefunded, piSucceeded, sandboxSucceeded, startGift } from './dona
 const api = '/api/v1/fundraisers';
 const db = testDb();
 const log = createLogger('silent');
-const connection = process.env.TEST_DATABASE_URL!;
+// LISTEN needs a session: the direct URL when the suite runs through PgBouncer (TEST_PGBOUNCER=1).
+const connection = process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Two instances on one database, each with its own read cache (READ_CACHE on). */

@@ -57,6 +57,7 @@ describe('OpenTelemetry traces', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         DATABASE_URL: process.env.TEST_DATABASE_URL,
+        DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL,
         HOST: '127.0.0.1',
         PORT: String(port),
         LOG_LEVEL: 'silent',

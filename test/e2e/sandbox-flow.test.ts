@@ -39,6 +39,7 @@ test('when a guest gives through the sandbox checkout of the running service, th
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATABASE_URL: process.env.TEST_DATABASE_URL,
+      DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL,
       PORT: String(port),
       HOST: '127.0.0.1',
       PUBLIC_URL: origin,

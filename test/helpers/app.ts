@@ -15,7 +15,8 @@ export function testDb(): Db {
   if (!sharedDb) {
     const url = process.env.TEST_DATABASE_URL;
     if (!url) throw new Error('TEST_DATABASE_URL is not set: run tests through jest (globalSetup)');
-    sharedDb = createDb(url, { max: 5 });
+    // Under TEST_PGBOUNCER=1 `url` is PgBouncer in transaction mode and this the direct connection.
+    sharedDb = createDb(url, { max: 5, directUrl: process.env.TEST_DIRECT_DATABASE_URL });
   }
   return sharedDb;
 }

@@ -5,11 +5,16 @@ import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { RELOCATED_DATA_BASE } from '../../src/db/postgres-user';
 import { createDb, migrateLatest } from '../../src/db/knex';
+import { pgbouncerMissing, startPgBouncer } from './pgbouncer';
 
 /**
  * One fresh, migrated template database per test run: a new database on DATABASE_URL's server
  * when it is set, otherwise a throw-away embedded Postgres cluster. Each test file then clones
  * it (helpers/per-file-db.ts). Workers read TEST_TEMPLATE_URL.
+ *
+ * TEST_PGBOUNCER=1: one PgBouncer in transaction mode in front of that server, and every test
+ * file's app gets the pooled URL as its database (TEST_DATABASE_URL) with the direct one beside
+ * it (TEST_DIRECT_DATABASE_URL), as DATABASE_URL and DATABASE_DIRECT_URL in production.
  */
 export default async function globalSetup(): Promise<void> {
   const g = globalThis as Record<string, unknown>;
@@ -49,4 +54,18 @@ export default async function globalSetup(): Promise<void> {
   await db.destroy();
   process.env.TEST_TEMPLATE_URL = url;
   process.env.TEST_DATABASE_URL = url;
+  if (process.env.TEST_PGBOUNCER === '1' || process.env.TEST_PGBOUNCER === 'true') {
+    const missing = pgbouncerMissing();
+    if (missing) throw new Error(`TEST_PGBOUNCER=1: ${missing}`);
+    // Each file's database is its own PgBouncer pool (5 server connections, the size of a test
+    // file's knex pool); max_db_connections bounds a database over all users. Files run on at
+    // most maxWorkers workers at once, so the server sees a few dozen connections at most.
+    const bouncer = await startPgBouncer(url, { poolSize: 5, maxDbConnections: 8, maxClientConn: 2000 });
+    process.env.TEST_PGBOUNCER_PORT = String(bouncer.port);
+    const drop = g.__dropTestDb as () => Promise<void>;
+    g.__dropTestDb = async () => {
+      await bouncer.stop();
+      await drop();
+    };
+  }
 }

@@ -13,6 +13,15 @@ if (template) {
   const own = new URL(template);
   own.pathname = `/${name}`;
   process.env.TEST_DATABASE_URL = own.toString();
+  // TEST_PGBOUNCER=1 (global-setup): the app's database goes through PgBouncer, LISTEN and the job engine direct.
+  const bouncerPort = process.env.TEST_PGBOUNCER_PORT;
+  if (bouncerPort) {
+    const pooled = new URL(own);
+    pooled.hostname = '127.0.0.1';
+    pooled.port = bouncerPort;
+    process.env.TEST_DIRECT_DATABASE_URL = own.toString();
+    process.env.TEST_DATABASE_URL = pooled.toString();
+  }
 
   beforeAll(async () => {
     const admin = new URL(template);

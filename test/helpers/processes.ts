@@ -29,7 +29,7 @@ export function admin(...args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, ['src/cli/admin.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'silent' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL, LOG_LEVEL: 'silent' },
     });
     let stdout = '';
     let stderr = '';

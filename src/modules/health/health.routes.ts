@@ -18,12 +18,14 @@ export default defineRoutes(
     route({
       method: 'get',
       path: '/readyz',
-      summary: 'Readiness: the database answers (503 within a second when it does not)',
+      summary: 'Readiness: the database answers and is migrated, and the process is not draining (503 otherwise, within a second)',
       auth: 'none',
       errors: [503],
       response: z.object({ status: z.literal('ready') }),
-      handler: async ({ db }) => {
-        if (!(await databaseReady(db))) throw new ApiError(503, 'Not ready', 'The database is unreachable or too slow');
+      handler: async ({ db, ctx }) => {
+        // From SIGTERM on: the balancer stops sending new requests while in-flight ones finish.
+        if (ctx.lifecycle.draining) throw new ApiError(503, 'Not ready', 'The process is shutting down');
+        if (!(await databaseReady(db))) throw new ApiError(503, 'Not ready', 'The database is unreachable, too slow, or has migrations pending');
         return { status: 'ready' as const };
       },
     }),
