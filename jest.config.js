@@ -14,7 +14,6 @@ const main = {
   setupFilesAfterEnv: ['<rootDir>/test/helpers/per-file-db.ts'],
   // jose (used by jwks-rsa) ships only ES modules; let swc turn it into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
-  testTimeout: 30000,
 };
 
 /**
@@ -28,11 +27,12 @@ const cluster = {
   testMatch: ['**/*.test.ts'],
   transform,
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
-  testTimeout: 180000,
+  // Its tests set their own (longer) timeout: testTimeout is a global option, not a project's.
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [main, cluster],
+  testTimeout: 30000,
   maxWorkers: 2,
 };

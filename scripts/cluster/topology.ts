@@ -362,8 +362,23 @@ function tail(file: string): string {
   }
 }
 
-/** `npm run build` once (tsc is incremental: seconds when dist/ is current). */
+/** The newest modification time under `dir` (0 when it is missing). */
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) t = Math.max(t, fs.statSync(path.join(e.parentPath ?? e.path, e.name)).mtimeMs);
+  }
+  return t;
+}
+
+/**
+ * `npm run build` once, unless dist/ is newer than every source: even an incremental tsc with
+ * nothing to do reads every file, which takes a minute on a busy machine.
+ */
 function build(): void {
+  const info = path.join(ROOT, 'dist', '.tsbuildinfo');
+  const sources = ['src', 'migrations', 'seeds'].map((d) => path.join(ROOT, d)).filter((d) => fs.existsSync(d));
+  if (fs.existsSync(info) && fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js')) && Math.max(...sources.map(newest)) < fs.statSync(info).mtimeMs) return;
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   if (!fs.existsSync(tsc)) {
     if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js'))) throw new Error('dist/ is missing and there is no compiler: run `npm run build`');

@@ -85,7 +85,7 @@ export class Load {
       body: JSON.stringify({ fundraiser_id: this.t.fundraiserId, amount_cents: 1_000 + Math.floor(Math.random() * 1000), donor_email: `load-${randomUUID().slice(0, 8)}@cluster.test` }),
     });
     if (res?.status !== 201) return;
-    const g = (await res.json()).data as Gift;
+    const g = ((await res.json()) as { data: Gift }).data;
     // The processor's delivery, retried until acknowledged (Stripe retries for days).
     const { payload, signature } = signedEvent('payment_intent.succeeded', succeeded(g), this.t.webhookSecret);
     const end = Date.now() + 60_000;
