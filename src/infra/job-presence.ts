@@ -20,6 +20,14 @@ export class JobPresence {
   private readonly own = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  /** One statement at a time on the session (node-postgres queues them, but warns). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
 
   constructor(
     private readonly connection: pg.ClientConfig,
@@ -66,12 +74,18 @@ export class JobPresence {
   /** Marks `workerId` alive for as long as this process's session lives. */
   async add(workerId: string): Promise<void> {
     this.own.add(workerId);
-    const c = await this.session();
-    await c.query('select pg_advisory_lock($1, hashtext($2))', [NAMESPACE, workerId]);
+    await this.serial(async () => {
+      const c = await this.session();
+      await c.query('select pg_advisory_lock($1, hashtext($2))', [NAMESPACE, workerId]);
+    });
   }
 
   /** Hands back the jobs of workers with no live process; answers the worker ids released. */
-  async sweep(): Promise<string[]> {
+  sweep(): Promise<string[]> {
+    return this.serial(() => this.sweepNow());
+  }
+
+  private async sweepNow(): Promise<string[]> {
     const c = await this.session();
     const { rows } = await c.query<{ locked_by: string }>(
       `select distinct locked_by from graphile_worker._private_jobs
