@@ -218,17 +218,20 @@ export class JobWorker {
     }
   }
 
-  /** graphile-worker's worker ids of this process: what a shutdown that runs out of time releases. */
+  /** graphile-worker's pool ids of this process (jobs are locked by them): what a shutdown out of time releases. */
   private readonly workerIds = new Set<string>();
 
   /** This process's claim to be alive, per worker id (see JobPresence): a crash frees its jobs in seconds. */
   private presence: JobPresence | null = null;
 
   private watchWorkers(events: WorkerEvents): WorkerEvents {
-    events.on('worker:create', ({ worker }) => {
-      this.workerIds.add(worker.workerId);
-      void this.presence?.add(worker.workerId).catch((err) => this.log.warn({ err }, 'jobs: presence lock failed'));
+    // Jobs are locked by the pool's id (graphile-worker 0.17): that id, and each worker's, is held alive.
+    const alive = (id: string) => void this.presence?.add(id).catch((err) => this.log.warn({ err }, 'jobs: presence lock failed'));
+    events.on('pool:create', ({ workerPool }) => {
+      this.workerIds.add(workerPool.id);
+      alive(workerPool.id);
     });
+    events.on('worker:create', ({ worker }) => alive(worker.workerId));
     return events;
   }
 

@@ -3510,7 +3510,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the database answers (503 within a second when it does not)
+         * Readiness: the database answers and is migrated, and the process is not draining (503 otherwise, within a second)
          * @description Auth: none.
          */
         get: operations["getReadyz"];
