@@ -4,6 +4,7 @@ import { parseCronItems, run, runMigrations, runOnce, type JobHelpers, type Logg
 import { countingEvents, quietLogger, toCronItem, workerLogger, type CronEntry } from './jobs-adapters';
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
+import { JobPresence } from './job-presence';
 import { directConnection, endpointsOf } from '../db/endpoints';
 
 export type { CronEntry } from './jobs-adapters';
@@ -97,6 +98,8 @@ export const POOLED_MODE_JOB_ENGINE_CONNECTIONS = 3;
 export interface JobWorkerOptions {
   concurrency?: number;
   pollIntervalMs?: number;
+  /** How often a running worker hands back the jobs of workers whose process died (JobPresence). */
+  presenceSweepMs?: number;
 }
 
 /**
@@ -183,6 +186,9 @@ export class JobWorker {
   private async startRunner(failures: number): Promise<void> {
     if (this.stopped) return;
     try {
+      // The presence session first: a worker's lock must be held before it can take a job.
+      this.presence ??= new JobPresence(directConnection(this.db), this.log);
+      await this.presence.connect();
       const runner = await run({
         pgPool: this.getPool(),
         taskList: this.tasks,
@@ -198,6 +204,7 @@ export class JobWorker {
         return;
       }
       this.runner = runner;
+      this.presence.start(this.opts.presenceSweepMs ?? 5_000);
       this.log.info({ tasks: this.queues().length, cron: this.cron.length }, 'job worker running');
       runner.promise.catch((err) => {
         if (this.stopped) return;
@@ -214,8 +221,17 @@ export class JobWorker {
   /** graphile-worker's pool ids of this process (jobs are locked by them): what a shutdown out of time releases. */
   private readonly workerIds = new Set<string>();
 
+  /** This process's claim to be alive, per worker id (see JobPresence): a crash frees its jobs in seconds. */
+  private presence: JobPresence | null = null;
+
   private watchWorkers(events: WorkerEvents): WorkerEvents {
-    events.on('pool:create', ({ workerPool }) => this.workerIds.add(workerPool.id));
+    // Jobs are locked by the pool's id (graphile-worker 0.17): that id, and each worker's, is held alive.
+    const alive = (id: string) => void this.presence?.add(id).catch((err) => this.log.warn({ err }, 'jobs: presence lock failed'));
+    events.on('pool:create', ({ workerPool }) => {
+      this.workerIds.add(workerPool.id);
+      alive(workerPool.id);
+    });
+    events.on('worker:create', ({ worker }) => alive(worker.workerId));
     return events;
   }
 
@@ -259,11 +275,13 @@ export class JobWorker {
         const pool = this.pool;
         this.pool = null;
         void pool?.end().catch(() => undefined);
+        await this.presence?.stop();
         return;
       }
       clearTimeout(timer);
     }
     await this.draining?.catch(() => undefined);
+    await this.presence?.stop();
     const pool = this.pool;
     this.pool = null;
     await pool?.end().catch(() => undefined);

@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import { missingPackages, startCluster } from './cluster/topology';
+
+/**
+ * `npm run cluster`: the local production topology (decisions.md Part 4) on this machine. Missing
+ * Debian packages are installed with apt-get when running as root, else named. Prints every
+ * address; Ctrl-C (or SIGTERM) stops all of it and removes its temporary folder.
+ */
+async function main(): Promise<void> {
+  let missing = missingPackages();
+  if (missing.length && process.getuid?.() === 0 && spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0) {
+    console.log(`installing ${missing.join(' ')} (apt-get)`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const install = () => spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', 'install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env }).status === 0;
+    if (!install()) {
+      spawnSync('apt-get', ['update'], { stdio: 'inherit', env });
+      install();
+    }
+    missing = missingPackages();
+  }
+  if (missing.length) {
+    console.error(`npm run cluster needs Debian packages: apt-get install -y ${missing.join(' ')} (as root)`);
+    process.exit(1);
+  }
+  const int = (name: string, dflt: number) => {
+    const v = process.env[name];
+    if (v === undefined || v === '') return dflt;
+    if (!/^\d+$/.test(v)) {
+      console.error(`${name} must be a whole number`);
+      process.exit(1);
+    }
+    return Number(v);
+  };
+  const cluster = await startCluster({
+    api: Math.max(1, int('CLUSTER_API', 3)),
+    workers: int('CLUSTER_WORKERS', 2),
+    port: int('CLUSTER_PORT', 8080),
+    appOutput: 'inherit',
+    log: (line) => console.log(`cluster: ${line}`),
+  });
+  console.log('\nThe cluster is up:');
+  for (const [name, addr] of Object.entries(cluster.addresses)) console.log(`  ${name.padEnd(42)} ${addr}`);
+  console.log('\nCtrl-C stops all of it.');
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping the cluster...');
+    void cluster.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  console.error(`npm run cluster failed: ${(err as Error).message}`);
+  process.exit(1);
+});

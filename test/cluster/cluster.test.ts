@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { createDb, type Db } from '../../src/db/knex';
+import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
+import { checkLedger } from '../../src/modules/integrity';
+import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { createUser, type TestUser } from '../helpers/auth';
+import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
+import { Load, signedEvent, succeeded, type Gift } from './load';
+
+/**
+ * Issue 25 item 5: the local production topology (npm run cluster: HAProxy checking /readyz,
+ * 3 API processes, 2 workers, PgBouncer in transaction mode, a primary and its streaming replica,
+ * Redis), started once, under a steady mix of guest reads, signed-in reads and gifts.
+ * Deadlines are generous (a busy machine), there are no throughput thresholds.
+ */
+const missing = missingPackages();
+if (missing.length && (process.env.CI === 'true' || process.env.REQUIRE_CLUSTER === '1')) {
+  throw new Error(`the cluster tests need: apt-get install -y ${missing.join(' ')} (CI=true / REQUIRE_CLUSTER=1 do not skip them)`);
+}
+// A whole cluster under load on a busy machine: generous, never a throughput threshold.
+jest.setTimeout(300_000);
+const suite = missing.length ? describe.skip : describe;
+if (missing.length) console.warn(`cluster tests skipped: apt-get install -y ${missing.join(' ')}`);
+
+const API = 3;
+const WORKERS = 2;
+let cluster: Cluster;
+let db: Db;
+let owner: TestUser;
+let campaign: FundraiserRow;
+let ownerBearer: string;
+let secret: string;
+
+const loadTarget = () => ({ url: cluster.url, slug: campaign.slug, fundraiserId: campaign.id, bearer: ownerBearer, webhookSecret: secret });
+
+/** Waits until every gift the processor reported paid is paid in the database. */
+async function expectPaid(gifts: Gift[]): Promise<void> {
+  const ids = gifts.map((g) => g.donation_id);
+  await until('every acknowledged gift to be paid', async () => {
+    const rows = await db('donations').whereIn('id', ids).select('id', 'status');
+    return rows.length === ids.length && rows.every((r) => r.status === 'paid');
+  }, 30_000);
+}
+
+suite('the cluster under load', () => {
+  beforeAll(async () => {
+    cluster = await startCluster({ api: API, workers: WORKERS });
+    db = createDb(cluster.env.DATABASE_DIRECT_URL!, { max: 4 });
+    secret = cluster.env.STRIPE_WEBHOOK_SECRET!;
+    owner = await createUser(db);
+    campaign = await createFundraiser(db, owner.id, { goal_amount_cents: 100_000_000 });
+    ownerBearer = (await new LocalIdentityProvider(db, cluster.url).issueTokensForUser(owner.id)).idToken;
+  }, 600_000);
+
+  afterAll(async () => {
+    await db?.destroy();
+    await cluster?.stop();
+  }, 120_000);
+
+  test('a rolling restart of every API process (SIGTERM, exit, start, seen up by HAProxy) fails no request', async () => {
+    const load = new Load(loadTarget()).start(4);
+    try {
+      for (let i = 0; i < API; i += 1) {
+        expect(await cluster.stopApi(i)).toBe(0);
+        await cluster.startApi(i);
+        await cluster.waitApiState(i, 'UP');
+      }
+    } finally {
+      await load.stop();
+    }
+    expect(load.failures).toEqual([]);
+    expect(load.ok).toBeGreaterThan(0);
+    await expectPaid(load.paid);
+  });
+
+  test('kill -9 of one API process: only requests in flight on it fail, HAProxy drops it, no paid gift is lost', async () => {
+    const load = new Load(loadTarget()).start(4);
+    let killedAt = 0;
+    try {
+      await until('some load', () => load.ok > 20, 60_000);
+      await cluster.killApi(1);
+      // Dead from here: a request started later never reached it (HAProxy retries a refused connection).
+      killedAt = Date.now();
+      await cluster.waitApiState(1, 'DOWN');
+      const after = load.ok;
+      await until('load after the balancer dropped it', () => load.ok > after + 20, 60_000);
+    } finally {
+      await load.stop();
+      // Back in the rotation for the tests after this one.
+      if (killedAt) {
+        await cluster.startApi(1);
+        await cluster.waitApiState(1, 'UP');
+      }
+    }
+    // Only what was in flight on the killed process when it died: started before its death, at most one per loop.
+    expect(load.failures.filter((f) => f.startedAt > killedAt)).toEqual([]);
+    expect(load.failures.length).toBeLessThanOrEqual(4);
+    await expectPaid(load.paid);
+  });
+
+  test('kill -9 of every worker in the middle of jobs: new workers finish every job, each effect once', async () => {
+    // Gifts whose settlement queues jobs (receipt mail, the owner's notification, ...).
+    const gifts: Gift[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const res = await fetch(`${cluster.url}/api/v1/payments/create-intent`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': `203.0.113.${i + 1}` },
+        body: JSON.stringify({ fundraiser_id: campaign.id, amount_cents: 2_000 + i, donor_email: `worker-kill-${i}-${randomUUID().slice(0, 6)}@cluster.test` }),
+      });
+      expect(res.status).toBe(201);
+      gifts.push(((await res.json()) as { data: Gift }).data);
+    }
+    const since = new Date(Date.now() - 1000);
+    for (const g of gifts) {
+      const { payload, signature } = signedEvent('payment_intent.succeeded', succeeded(g), secret);
+      const ack = await fetch(`${cluster.url}/api/v1/webhooks/stripe`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature }, body: payload });
+      expect(ack.status).toBe(200);
+    }
+    // Both workers die while holding jobs: nothing but the new workers can finish them.
+    await until('a job locked by a worker', async () => Number((await db.raw(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`)).rows[0].n) > 0, 60_000, 20);
+    await Promise.all(Array.from({ length: WORKERS }, (_, i) => cluster.killWorker(i)));
+    const locked = Number((await db.raw(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`)).rows[0].n);
+    await Promise.all(Array.from({ length: WORKERS }, (_, i) => cluster.startWorker(i)));
+    // graphile-worker alone would leave them locked for 4 hours.
+    await until('every job to complete', async () => Number((await db.raw(`select count(*)::int as n from graphile_worker.jobs where run_at < now() + interval '1 minute' and attempts < max_attempts`)).rows[0].n) === 0, 120_000, 250);
+    expect(locked).toBeGreaterThan(0);
+    await expectPaid(gifts);
+    // Each effect once: one of each mail per donor, one of each notification per gift.
+    const donors = gifts.map((g) => g.donation_id);
+    const mails = await db('mail_outbox').where('created_at', '>=', since).whereLike('to', 'worker-kill-%').select('to', 'template');
+    const byMail = new Map<string, number>();
+    for (const m of mails) byMail.set(`${m.to} ${m.template}`, (byMail.get(`${m.to} ${m.template}`) ?? 0) + 1);
+    expect([...byMail.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(new Set(mails.map((m) => m.to)).size).toBe(gifts.length);
+    const notes = await db('notifications').where({ user_id: owner.id }).where('created_at', '>=', since).select('type', 'metadata');
+    const byNote = new Map<string, number>();
+    for (const n of notes) byNote.set(`${n.type} ${JSON.stringify(n.metadata)}`, (byNote.get(`${n.type} ${JSON.stringify(n.metadata)}`) ?? 0) + 1);
+    expect([...byNote.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(donors).toHaveLength(gifts.length);
+  });
+
+  test('an edit through one process is on a guest read through every other within 1 s', async () => {
+    const f = await createFundraiser(db, owner.id, { title: `Before ${randomUUID().slice(0, 6)}` });
+    const read = (i: number) => fetch(`${cluster.apiUrl(i)}/api/v1/fundraisers/slug/${f.slug}`).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: { title: string } } }));
+    // Every process has it cached first.
+    for (let i = 0; i < API; i += 1) expect((await read(i)).status).toBe(200);
+    for (let i = 0; i < API; i += 1) await read(i);
+    const title = `After ${randomUUID().slice(0, 6)}`;
+    const edit = await fetch(`${cluster.apiUrl(0)}/api/v1/fundraisers/${f.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ownerBearer}` }, body: JSON.stringify({ title }) });
+    expect(edit.status).toBe(200);
+    const editedAt = Date.now();
+    for (let i = 1; i < API; i += 1) {
+      await until(`api${i} to show the new title`, async () => (await read(i)).body.data.title === title, 10_000, 25);
+    }
+    expect(Date.now() - editedAt).toBeLessThanOrEqual(1_000);
+  });
+
+  test.todo('read-your-writes with the replica paused, reads go on with the replica stopped: waits for DATABASE_REPLICA_URLS (issue 25 item 2, branch i25-replica), not merged here; the cluster already runs the replica and passes its URL');
+
+  test('the shuffled duplicate webhook storm, spread over the processes, ends exact with a clean check-ledger', async () => {
+    const f = await createFundraiser(db, owner.id, { goal_amount_cents: 100_000_000 });
+    const gifts: Gift[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const res = await fetch(`${cluster.url}/api/v1/payments/create-intent`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': `192.0.2.${i + 1}` },
+        body: JSON.stringify({ fundraiser_id: f.id, amount_cents: 1_000 + 37 * i, donor_email: `storm${i % 5}@cluster.test` }),
+      });
+      expect(res.status).toBe(201);
+      gifts.push(((await res.json()) as { data: Gift }).data);
+    }
+    // Every gift paid, a third refunded in full; about 30% delivered twice; shuffled; 8 in flight.
+    let seed = 25;
+    const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+    const events = gifts.flatMap((g, i) => {
+      const ev = [signedEvent('payment_intent.succeeded', succeeded(g), secret)];
+      if (i % 3 === 0) {
+        const gross = g.amount_cents + g.tip_cents;
+        ev.push(signedEvent('charge.refunded', { id: `ch_${g.payment_intent_id.replace(/^pi_/, '')}`, object: 'charge', amount: gross, amount_refunded: gross, refunded: true, currency: g.currency.toLowerCase(), payment_intent: g.payment_intent_id, metadata: { kind: 'donation', donation_id: g.donation_id } }, secret));
+      }
+      return ev;
+    });
+    const deliveries = [...events, ...events.filter(() => rand() < 0.3)];
+    for (let i = deliveries.length - 1; i > 0; i -= 1) {
+      const j = Math.floor(rand() * (i + 1));
+      [deliveries[i], deliveries[j]] = [deliveries[j]!, deliveries[i]!];
+    }
+    const statuses: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < deliveries.length) {
+          const d = deliveries[next++]!;
+          const r = await fetch(`${cluster.url}/api/v1/webhooks/stripe`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': d.signature }, body: d.payload });
+          statuses.push(r.status);
+        }
+      }),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const rows = new Map((await db('donations').whereIn('id', gifts.map((g) => g.donation_id))).map((r) => [r.id, r.status]));
+    expect(gifts.map((g, i) => rows.get(g.donation_id) === (i % 3 === 0 ? 'refunded' : 'paid')).filter((ok) => !ok)).toEqual([]);
+    const kept = gifts.filter((_, i) => i % 3 !== 0);
+    const row = await db('fundraisers').where({ id: f.id }).first('raised_cents', 'donation_count');
+    expect({ raised: Number(row.raised_cents), count: Number(row.donation_count) }).toEqual({ raised: kept.reduce((s, g) => s + g.amount_cents, 0), count: kept.length });
+    expect(await checkLedger(db)).toEqual([]);
+  });
+});
