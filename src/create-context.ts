@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db/knex';
-import { directConnection } from './db/endpoints';
+import { directConnection } from './infra/db-endpoints';
 import { createReplicas } from './db/replicas';
 import { FlagService } from './http/flags';
 import { Lifecycle } from './http/lifecycle';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import { migrateJobSchema } from '../infra/jobs';
-import { databaseEndpoints, recordEndpoints } from './endpoints';
+import { databaseEndpoints, recordEndpoints } from '../infra/db-endpoints';
 import { timeoutEachTransaction } from './pooled-timeouts';
 
 // bigint columns (counts, sums of cents) come back as JS numbers; cents stay far below 2^53.

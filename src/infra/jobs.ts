@@ -5,7 +5,7 @@ import { countingEvents, quietLogger, toCronItem, workerLogger, type CronEntry }
 import type { Logger } from './logger';
 import { jobTracing } from './job-tracing';
 import { JobPresence } from './job-presence';
-import { directConnection, endpointsOf } from '../db/endpoints';
+import { directConnection, endpointsOf } from './db-endpoints';
 
 export type { CronEntry } from './jobs-adapters';
 

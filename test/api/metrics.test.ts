@@ -58,6 +58,7 @@ describe('GET /metrics', () => {
       cache_hits_total: 'counter',
       cache_misses_total: 'counter',
       rate_limit_refusals_total: 'counter',
+      reconciliation_differences: 'gauge',
       redis_circuit_switches_total: 'counter',
       redis_shared_state: 'gauge',
       jobs_processed_total: 'counter',

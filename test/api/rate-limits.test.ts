@@ -28,6 +28,7 @@ const EXPECTED: Record<string, { cap: number; window: number; message: string }>
   presence: { cap: 4, window: 60, message: GENERIC },
   cardShare: { cap: 120, window: 60, message: GENERIC },
   orgCreation: { cap: 5, window: 3600, message: 'Too many organization registrations. Please try again later.' },
+  privacyRequests: { cap: 5, window: 900, message: 'Too many privacy requests. Please try again later.' },
   memberLookup: { cap: 30, window: 60, message: 'Too many member lookups. Please wait a minute and try again.' },
   media: { cap: 30, window: 900, message: 'Too many media uploads. Please try again in a few minutes.' },
   aiImageHourly: {

@@ -52,6 +52,7 @@ function appFor(def: RouteDef) {
     db: {},
     credentials: { resolve: async () => owner },
     flags: { isEnabled: async () => true },
+    replicas: { enabled: false },  // no standbys: writes note no LSN
   } as unknown as AppContext;
   const app = express();
   app.use(express.json());

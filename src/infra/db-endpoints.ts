@@ -1,5 +1,8 @@
 import type pg from 'pg';
-import type { Db } from './knex';
+import type { Knex } from 'knex';
+
+// Knex, not db/knex's Db alias: db/ imports this file, and infra/ never reaches back into db/.
+type Db = Knex;
 
 /**
  * Where a process reaches Postgres (decisions.md Part 4 "Running as many processes"):
