@@ -53,4 +53,3 @@ describe('erased credentials through the AWS SDK', () => {
     await expect(auth(pseudonym)).rejects.toMatchObject({ name: expect.stringMatching(/^(NotAuthorizedException|UserNotFoundException)$/) });
   });
 });
-});
