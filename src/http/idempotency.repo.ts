@@ -73,3 +73,11 @@ export async function releaseKey(db: Db, where: { scope: string; key: string; cl
 export async function pruneIdempotencyKeys(db: Db): Promise<number> {
   return db('idempotency_keys').where('created_at', '<', db.raw(`now() - make_interval(hours => ${KEEP_HOURS})`)).del();
 }
+
+/**
+ * Deletes every stored answer of one account's scope (an erasure, decisions Part 4): a replayed
+ * body may echo the name, bio or message it was sent, for up to 24 hours. Answers how many.
+ */
+export async function forgetAnswersOf(db: Db, userId: string): Promise<number> {
+  return db('idempotency_keys').where({ scope: userId }).del();
+}

@@ -7,7 +7,7 @@ import { ApiError } from './errors';
 import { redactAnswer } from './secret-fields';
 import { claimKey, completeKey, releaseKey, type KeyRequest, type StoredKey } from './idempotency.repo';
 
-export { pruneIdempotencyKeys } from './idempotency.repo';
+export { forgetAnswersOf, pruneIdempotencyKeys } from './idempotency.repo';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -9,7 +9,7 @@ import { pruneExpiredIdpCodes, pruneExpiredIdpSessions } from '../integrations/i
 import { pruneExpiredWithdrawalCodes } from '../modules/communities';
 import { pruneExpiredRefreshOwners } from '../modules/idp';
 import { activeAccountIds } from '../modules/payouts';
-import { prunePrivacyRequests } from '../modules/privacy';
+import { expireExports, prunePrivacyRequests } from '../modules/privacy';
 import { pruneExpiredVerificationTokens } from '../modules/verification';
 import { pruneWebhookDeliveries } from '../modules/webhook-endpoints';
 
@@ -55,6 +55,8 @@ export async function pruneOnce(ctx: AppContext): Promise<Record<string, number>
   await run('idempotency_keys', () => pruneIdempotencyKeys(db));
   await run('webhook_deliveries', () => pruneWebhookDeliveries(db, RETENTION.webhookDeliveriesDays));
   for (const [table, prune] of EXPIRING) await run(table, () => prune(db, RETENTION.expiredDays));
+  // Data exports are downloadable for 7 days (decisions Part 4); then the file goes.
+  await run('privacy_exports', () => expireExports(ctx));
   return out;
 }
 

@@ -30,15 +30,26 @@ describe('npm run admin -- erasures / erase <email> --now', () => {
 
 describe('erased credentials through the AWS SDK', () => {
   const cognito = cognitoPerTest();
-  it('when an account is erased, then InitiateAuth with its old password fails against the built-in provider', async () => {
+  it("when an account is erased, then the provider's own credential is gone and InitiateAuth fails by the old and the pseudonymised address", async () => {
     const t = cognito.app();
     const u = await createUser(db);
     await sessionCookies(t, u); // sets TEST_PASSWORD
-    const auth = () =>
-      cognito.client().send(new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: LOCAL_CLIENT_ID, AuthParameters: { USERNAME: u.email, PASSWORD: TEST_PASSWORD } }));
-    await expect(auth()).resolves.toMatchObject({ AuthenticationResult: expect.anything() });
+    const auth = (email: string) =>
+      cognito.client().send(new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: LOCAL_CLIENT_ID, AuthParameters: { USERNAME: email, PASSWORD: TEST_PASSWORD } }));
+    // The built-in provider's storage, by user id (the address changes at erasure, the id does not).
+    const held = async () => [
+      Number((await db('idp_credentials').where({ user_id: u.id }).count({ n: '*' }))[0]!.n),
+      Number((await db('idp_sessions').where({ user_id: u.id }).count({ n: '*' }))[0]!.n),
+    ];
+    await expect(auth(u.email)).resolves.toMatchObject({ AuthenticationResult: expect.anything() });
+    expect((await held())[0]).toBe(1);
     expect((await admin('erase', u.email, '--now')).code).toBe(0);
     await t.runJobs();
-    await expect(auth()).rejects.toMatchObject({ name: 'NotAuthorizedException' });
+    expect(await held()).toEqual([0, 0]);
+    await expect(auth(u.email)).rejects.toMatchObject({ name: expect.stringMatching(/^(NotAuthorizedException|UserNotFoundException)$/) });
+    // The account row keeps a pseudonymised address: with a credential left, the old password would still sign in by it.
+    const pseudonym = (await db('users').where({ id: u.id }).first()).email;
+    expect(pseudonym).not.toBe(u.email);
+    await expect(auth(pseudonym)).rejects.toMatchObject({ name: expect.stringMatching(/^(NotAuthorizedException|UserNotFoundException)$/) });
   });
 });

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
+import { pruneOnce } from '../../src/jobs/crontab';
 import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
+import { refreshLeaderboard } from '../../src/modules/leaderboard';
+import { forgetRankingCheck } from '../../src/modules/leaderboard/leaderboard.service';
 import { runErasure } from '../../src/modules/privacy';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, sessionCookies, TEST_PASSWORD, type TestUser } from '../helpers/auth';
@@ -38,11 +41,13 @@ async function person(): Promise<TestUser & { slug: string; bio: string }> {
 async function scan(needles: string[]): Promise<string[]> {
   const cols = await db('information_schema.columns')
     .where({ table_schema: 'public' })
-    .whereIn('data_type', ['text', 'character varying', 'json', 'jsonb', 'ARRAY'])
-    .select('table_name', 'column_name');
+    .whereIn('data_type', ['text', 'character varying', 'json', 'jsonb', 'ARRAY', 'bytea'])
+    .select('table_name', 'column_name', 'data_type');
   const hits: string[] = [];
   for (const c of cols) {
-    const r = await db.raw(`select count(*)::int as n from ?? where ??::text ilike any(?::text[])`, [
+    // bytea (stored Idempotency-Key answers) is read as its bytes, not its hex form.
+    const col = c.data_type === 'bytea' ? `encode(??, 'escape')` : '??::text';
+    const r = await db.raw(`select count(*)::int as n from ?? where ${col} ilike any(?::text[])`, [
       c.table_name,
       c.column_name,
       needles.map((n) => `%${n}%`),
@@ -50,6 +55,24 @@ async function scan(needles: string[]): Promise<string[]> {
     if (r.rows[0].n > 0) hits.push(`${c.table_name}.${c.column_name}`);
   }
   return hits;
+}
+
+/** The donors' ranking as the API answers it, rebuilt first (the worker refreshes it every 5 minutes). */
+async function board(): Promise<{ data: Array<{ kind: string; user: { id: string } | null; anonymousKey: string | null; given_cents: number }> }> {
+  await refreshLeaderboard(db);
+  forgetRankingCheck();
+  return (await request(t.app).get(api('/leaderboard')).query({ limit: 100, audience: 'donors' }).expect(200)).body;
+}
+
+/** What the organization's reads say about the campaign's gifts: its admin's list (amount, name) and its public numbers. */
+async function orgView(slug: string, id: string, fundraiserId: string, h: Record<string, string>) {
+  const list = await request(t.app).get(api(`/org-admin/${slug}/donations`)).set(h).expect(200);
+  const mine = (list.body.data as Array<{ fundraiser: { id: string }; amount_cents: number; donor_name: string | null; anonymous: boolean }>)
+    .filter((d) => d.fundraiser.id === fundraiserId)
+    .map((d) => [d.amount_cents, d.donor_name, d.anonymous])
+    .sort();
+  const stats = await request(t.app).get(api(`/organizations/${id}/stats`)).expect(200);
+  return { mine, total: stats.body.data.total_raised_cents, donors: stats.body.data.donor_count, text: JSON.stringify([list.body, stats.body]) };
 }
 
 function filesUnder(dir: string): string[] {
@@ -163,19 +186,22 @@ describe('erasure at the scheduled time', () => {
   it('when an account that used the features is erased, then no table and no stored file holds its strings, money stays true and anonymous, sign-in fails', async () => {
     const u = await person();
     const owner = await createUser(db);
-    const theirs = await createFundraiser(db, owner.id);
+    const org = await registerOrg(t, owner);
+    const theirs = await createFundraiser(db, owner.id, { org_id: org.id });
     const mine = await createFundraiser(db, u.id, { is_project: true });
+    const ownerH = await authHeaders(t, owner);
     const cookies = await sessionCookies(t, u);
     const h = await authHeaders(t, u);
     const tag = u.slug;
 
     // Through the API: profile, campaign update and milestone, upload, comments, likes, follows, blocks, key, endpoint.
     expect((await request(t.app).patch(api('/users/me/profile')).set(h).send({ bio: u.bio })).status).toBe(200);
-    expect((await request(t.app).post(api(`/projects/${mine.id}/updates`)).set(h).send({ title: `upd-${tag}`, body: `update-body-${tag}` })).status).toBe(201);
+    // Idempotent requests: their stored answers (24 h) echo the update and the comment.
+    expect((await request(t.app).post(api(`/projects/${mine.id}/updates`)).set(h).set('Idempotency-Key', randomUUID()).send({ title: `upd-${tag}`, body: `update-body-${tag}` })).status).toBe(201);
     expect((await request(t.app).post(api(`/projects/${mine.id}/milestones`)).set(h).send({ title: 'First stage', amount_cents: 1000 })).status).toBe(201);
     const up = await request(t.app).post(api(`/fundraisers/${mine.id}/media`)).set(h).attach('file', await png(6, 6), 'a.png');
     expect(up.status).toBe(201);
-    const c = await request(t.app).post(api(`/fundraisers/${theirs.id}/comments`)).set(h).send({ body: `comment-${tag}` });
+    const c = await request(t.app).post(api(`/fundraisers/${theirs.id}/comments`)).set(h).set('Idempotency-Key', randomUUID()).send({ body: `comment-${tag}` });
     expect(c.status).toBe(201);
     const ownerComment = await request(t.app).post(api(`/fundraisers/${theirs.id}/comments`)).set(await authHeaders(t, owner)).send({ body: 'hello' });
     expect((await request(t.app).put(api(`/comments/${ownerComment.body.data?.id ?? ownerComment.body.id}/like`)).set(h)).status).toBeLessThan(300);
@@ -190,6 +216,15 @@ describe('erasure at the scheduled time', () => {
     await drain();
     const before = await request(t.app).get(api(`/donations/receipt/${gifts[0]!.receipt_id}`));
     expect(before.status).toBe(200);
+    expect(Number((await db('idempotency_keys').where({ scope: u.id, state: 'complete' }).count({ n: '*' }))[0]!.n)).toBe(2);
+    const boardBefore = await board();
+    expect(boardBefore.data.find((r) => r.user?.id === u.id)?.given_cents).toBe(3003);
+    const orgBefore = await orgView(org.slug, org.id, theirs.id, ownerH);
+    expect(orgBefore.mine).toEqual([
+      [1000, u.name, false],
+      [1001, u.name, false],
+      [1002, u.name, false],
+    ]);
 
     expect((await request(t.app).post(api('/me/erasure')).set(cookies).send({})).status).toBe(202);
     expect(await runErasure(t.ctx, collected.personalData, u.id, true)).toBe('done');
@@ -206,6 +241,25 @@ describe('erasure at the scheduled time', () => {
     expect(receipt.body.data?.amount_cents ?? receipt.body.amount_cents).toBe(1000);
     const recent = await request(t.app).get(api(`/donations/recent?fundraiser_id=${theirs.id}`));
     expect(JSON.stringify(recent.body)).not.toContain(u.name!);
+    // Leaderboard and donor page: the account's row is gone, its gifts are one anonymous alias with the same total.
+    const boardAfter = await board();
+    expect(boardAfter.data.find((r) => r.user?.id === u.id)).toBeUndefined();
+    expect(JSON.stringify(boardAfter)).not.toContain(u.name!);
+    const alias = boardAfter.data.find((r) => r.kind === 'anonymous' && r.given_cents === 3003);
+    expect(alias?.anonymousKey).toMatch(/^[0-9a-f]{20}$/);
+    const donorPage = await request(t.app).get(api(`/donors/anon/${alias!.anonymousKey}`)).expect(200);
+    expect([donorPage.body.data.given_cents, donorPage.body.data.name]).toEqual([3003, null]);
+    expect(JSON.stringify(donorPage.body)).not.toContain(u.name!);
+    // Organization reads: the same amounts and totals, no name.
+    const orgAfter = await orgView(org.slug, org.id, theirs.id, ownerH);
+    expect(orgAfter.mine).toEqual([
+      [1000, null, true],
+      [1001, null, true],
+      [1002, null, true],
+    ]);
+    expect([orgAfter.total, orgAfter.donors]).toEqual([orgBefore.total, orgBefore.donors]);
+    expect(orgAfter.text).not.toContain(u.name!);
+    expect(orgAfter.text).not.toContain(u.email);
     expect((await db('donations').where({ donor_user_id: u.id }).select('amount_cents', 'anonymous')).map((g) => [Number(g.amount_cents), g.anonymous]).sort()).toEqual([
       [1000, true],
       [1001, true],
@@ -221,6 +275,37 @@ describe('erasure at the scheduled time', () => {
   });
 });
 
+describe('expired exports', () => {
+  it('when an export is 7 days old, then the prune marks it expired and removes its file; a newer one stays', async () => {
+    const u = await person();
+    const h = await authHeaders(t, u);
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      ids.push((await request(t.app).post(api('/me/data-export')).set(h).expect(202)).body.data.id);
+      await drain();
+    }
+    const rows = await db('privacy_exports').whereIn('id', ids).orderBy('created_at');
+    const file = (k: string) => path.join(env.STORAGE_DIR!, k);
+    expect(rows.map((r) => [r.status, fs.existsSync(file(r.storage_key))])).toEqual([
+      ['ready', true],
+      ['ready', true],
+    ]);
+    // Seven days on for the first: its link has run out.
+    await db('privacy_exports').where({ id: ids[0] }).update({ expires_at: new Date(Date.now() - 60_000) });
+    const pruned = await pruneOnce(t.ctx);
+    expect(pruned.privacy_exports).toBeGreaterThanOrEqual(1);
+    await drain();
+
+    const after = await db('privacy_exports').whereIn('id', ids).orderBy('created_at');
+    expect(after.map((r) => [r.status, r.storage_key])).toEqual([
+      ['expired', null],
+      ['ready', rows[1].storage_key],
+    ]);
+    expect([fs.existsSync(file(rows[0].storage_key)), fs.existsSync(file(rows[1].storage_key))]).toEqual([false, true]);
+    expect((await request(t.app).get(api(`/me/data-exports/${ids[0]}`)).set(h)).body.data).toMatchObject({ status: 'expired', download_url: null });
+  });
+});
+
 describe('guests: POST /privacy/requests', () => {
   // Its own app: the strict limiter (5 a minute) counts every guest request of this file otherwise.
   let g: ReturnType<typeof createTestApp>;
@@ -233,6 +318,9 @@ describe('guests: POST /privacy/requests', () => {
     const f = await createFundraiser(db, owner.id);
     const email = `guest-${randomUUID().slice(0, 8)}@example.test`;
     const gift = await createGift(db, { fundraiserId: f.id, donorEmail: email, amount: 1234, message: `guest-note-${email}` });
+    // The settled gift's event gives the address a public donor page, keyed by the address itself.
+    for (let i = 0; i < 10 && (await g.runJobs()) > 0; i += 1);
+    expect(Number((await db('donor_keys').where({ kind: 'guest', identity: email }).count({ n: '*' }))[0]!.n)).toBe(1);
     const unknown = await request(g.app).post(api('/privacy/requests')).set('X-Forwarded-For', freshIp()).send({ email: `nobody-${randomUUID().slice(0, 8)}@example.test`, kind: 'erasure' });
     const r = await request(g.app).post(api('/privacy/requests')).set('X-Forwarded-For', freshIp()).send({ email, kind: 'erasure' });
     expect([r.status, unknown.status, unknown.body.message]).toEqual([200, 200, r.body.message]);

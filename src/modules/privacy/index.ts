@@ -3,3 +3,4 @@ export { eraseNow, erasureBlocks, runErasure, GRACE_DAYS } from './privacy.erasu
 export { listScheduled as scheduledErasures } from './privacy.repo';
 export { accountIdByEmail } from './privacy.reads';
 export { pruneExpiredRequests as prunePrivacyRequests } from './privacy.repo';
+export { expireExports } from './privacy.exports';

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
+import { forgetAnswersOf } from '../../http/idempotency';
 import { enqueue } from '../../infra/jobs';
 import { scrubEventPayloads } from '../../events';
 import { eraseMailsTo, scrubMailsMentioning } from '../../integrations/mail';
@@ -114,6 +115,8 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     const strings = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x);
     await scrubMailsMentioning(trx, strings, ERASED);
     await scrubEventPayloads(trx, strings, ERASED);
+    // Stored answers for Idempotency-Key replays (24 h) echo what the account sent: the owner deletes them.
+    await forgetAnswersOf(trx, userId);
     await repo.markErasureDone(trx, row.id);
     if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
     const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;

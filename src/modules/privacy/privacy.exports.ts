@@ -4,6 +4,7 @@ import { enqueue } from '../../infra/jobs';
 import { queueComposedMail, toLocale } from '../../integrations/mail';
 import { recordAudit } from '../audit';
 import type { PersonalDataPart } from '../define-module';
+import { REMOVE_FILES_TASK } from './privacy.erasure';
 import { downloadUrl, EXPORT_LINK_DAYS, exportLinkToken, exportOfToken } from './privacy.links';
 import { accountForPrivacy } from './privacy.reads';
 import * as repo from './privacy.repo';
@@ -99,4 +100,17 @@ export async function openExport(ctx: AppContext, id: string, token: string) {
   const obj = await ctx.storage.open(row.storage_key);
   if (!obj) throw notFound('Export');
   return obj;
+}
+
+/**
+ * The prune's step (maintenance.prune): exports past their 7-day link are marked 'expired' and
+ * their files removed by a job queued in the same transaction (storage is a network call, so it
+ * runs after commit and retries). Answers how many expired.
+ */
+export async function expireExports(ctx: AppContext): Promise<number> {
+  return ctx.db.transaction(async (trx) => {
+    const keys = await repo.expireDueExports(trx);
+    if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
+    return keys.length;
+  });
 }

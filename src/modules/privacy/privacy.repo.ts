@@ -65,6 +65,21 @@ export async function exportKeysOf(db: Q, userId: string): Promise<string[]> {
   return rows.map((r: { storage_key: string }) => r.storage_key);
 }
 
+/**
+ * Ready exports whose 7-day link has run out become 'expired' and lose their file key; answers
+ * the keys, for the caller to remove the files after commit (maintenance.prune).
+ */
+export async function expireDueExports(trx: Knex.Transaction): Promise<string[]> {
+  const { rows } = await trx.raw(
+    `with due as (select id, storage_key from privacy_exports
+                   where status = 'ready' and expires_at <= now() for update skip locked)
+     update privacy_exports p set status = 'expired', storage_key = null
+       from due where p.id = due.id
+     returning due.storage_key`,
+  );
+  return (rows as Array<{ storage_key: string | null }>).map((r) => r.storage_key).filter((k): k is string => !!k);
+}
+
 // --- erasures ---
 
 export const scheduledErasure = (db: Q, userId: string): Promise<ErasureRow | undefined> =>
