@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { prepareAnswer } from '../../src/http/caching';
 import { ReadCache, type ReadOutcome } from '../../src/http/read-cache';
+import { markReadCached } from '../../src/http/read-cache-routes';
 import { createLogger } from '../../src/infra/logger';
 import { until } from '../helpers/processes';
 
@@ -33,7 +34,8 @@ afterAll(async () => {
 /** A tiny app answering GET /k through `cache` with `compute`. */
 function serving(cache: ReadCache, compute: () => Promise<ReadOutcome>) {
   const app = express();
-  app.get('/:key', (req, res, next) => cache.serve(req, res, String(req.params.key), compute).catch(next));
+  // As a route table does for a route declaring readCache: true (the cache refuses others).
+  app.get('/:key', (req, res, next) => (markReadCached(res), cache.serve(req, res, String(req.params.key), compute)).catch(next));
   return app;
 }
 
