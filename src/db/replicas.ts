@@ -1,7 +1,6 @@
 import type Redis from 'ioredis';
 import { recordDbRead } from '../infra/metrics';
 import type { Logger } from '../infra/logger';
-import { ApiError } from '../http/errors';
 import { createDb, type Db } from './knex';
 import { PrimaryHistory, primaryLsn, probeReplica, type ReplicaState } from './replica-probe';
 
@@ -160,8 +159,9 @@ class ReplicaRouter implements Replicas {
         this.count('replica');
         return out;
       } catch (err) {
-        // The answer itself (404, 403) is the same on the primary; anything else may be the standby.
-        if (err instanceof ApiError) throw err;
+        // The answer itself (an API error: 404, 403) is the same on the primary; anything else may
+        // be the standby. Recognised by its HTTP status, since db/ does not import http/.
+        if (isAnswer(err)) throw err;
         standby.replay = null;
         this.opts.log.warn({ replica: redact(standby.url), err: (err as Error).message }, 'read failed on a replica: retried on the primary');
       }
@@ -250,4 +250,8 @@ function redact(url: string): string {
   } catch {
     return 'replica';
   }
+}
+
+function isAnswer(err: unknown): boolean {
+  return err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
 }
