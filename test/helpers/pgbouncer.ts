@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './processes';
 
 /**
  * A PgBouncer of our own (Debian's package, 1.18) in transaction mode in front of a Postgres,
@@ -48,16 +49,6 @@ export function pgbouncerMissing(): string | null {
   return why;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
