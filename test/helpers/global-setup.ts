@@ -59,8 +59,9 @@ export default async function globalSetup(): Promise<void> {
     if (missing) throw new Error(`TEST_PGBOUNCER=1: ${missing}`);
     // Each file's database is its own PgBouncer pool (5 server connections, the size of a test
     // file's knex pool); max_db_connections bounds a database over all users. Files run on at
-    // most maxWorkers workers at once, so the server sees a few dozen connections at most.
-    const bouncer = await startPgBouncer(url, { poolSize: 5, maxDbConnections: 8, maxClientConn: 2000 });
+    // most maxWorkers workers at once, so the server sees a few dozen connections at most, as
+    // long as a finished file's idle server connections are closed soon (serverIdleTimeoutS).
+    const bouncer = await startPgBouncer(url, { poolSize: 5, maxDbConnections: 8, maxClientConn: 2000, serverIdleTimeoutS: 2 });
     process.env.TEST_PGBOUNCER_PORT = String(bouncer.port);
     const drop = g.__dropTestDb as () => Promise<void>;
     g.__dropTestDb = async () => {

@@ -26,6 +26,12 @@ export interface PgBouncerOptions {
   /** Server connections per database over all users (0 = unlimited). */
   maxDbConnections?: number;
   maxClientConn?: number;
+  /**
+   * Seconds a server connection may sit unused before PgBouncer closes it (server_idle_timeout;
+   * PgBouncer's default is 600). The suite's PgBouncer serves a new database per test file: kept
+   * 10 minutes, the finished files' idle connections would fill the server's max_connections.
+   */
+  serverIdleTimeoutS?: number;
 }
 
 const CANDIDATES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
@@ -88,6 +94,7 @@ export async function startPgBouncer(targetUrl: string, opts: PgBouncerOptions =
       `default_pool_size = ${opts.poolSize ?? 3}`,
       `max_db_connections = ${opts.maxDbConnections ?? 0}`,
       `max_client_conn = ${opts.maxClientConn ?? 500}`,
+      `server_idle_timeout = ${opts.serverIdleTimeoutS ?? 600}`,
       // Stock Debian setting; the app itself must need no other ignored startup parameter.
       'ignore_startup_parameters = extra_float_digits',
       'server_reset_query =',
