@@ -176,7 +176,9 @@ describe('claim, call, confirm', () => {
       undo();
     }
     const claim = await db()('processor_calls').where({ donation_id: g.donation_id, kind: 'transfer' }).first();
-    expect(claim).toMatchObject({ status: 'pending', idempotency_key: `transfer:${g.donation_id}`, attempts: 1 });
+    expect(claim).toMatchObject({ status: 'pending', idempotency_key: `transfer:${g.donation_id}` });
+    // Once, or more on a busy machine: the job's retry (backoff of a few seconds) can fall due inside the same drain.
+    expect(claim.attempts).toBeGreaterThanOrEqual(1);
     expect(claim.last_error).toMatch(/ECONNREFUSED/);
     await db()('processor_calls').where({ id: claim.id }).update({ created_at: db().raw(`now() - interval '25 hours'`) });
 

@@ -18,7 +18,8 @@ let a: TestApp;
 let b: TestApp;
 let owner: TestUser;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const connection = process.env.TEST_DATABASE_URL!;
+// LISTEN goes over the direct connection (under TEST_PGBOUNCER=1 TEST_DATABASE_URL is the pooler), as the app's does.
+const connection = process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!;
 const log = createLogger('silent');
 const caches: ReadCache[] = [];
 let redis: Redis | null = null;

@@ -40,7 +40,7 @@ function serving(cache: ReadCache, compute: () => Promise<ReadOutcome>) {
 }
 
 async function cacheWith(readFloor?: () => bigint): Promise<ReadCache> {
-  const c = new ReadCache({ connection: process.env.TEST_DATABASE_URL!, log, redis, redisPrefix: prefix, readFloor });
+  const c = new ReadCache({ connection: process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!, log, redis, redisPrefix: prefix, readFloor });
   caches.push(c);
   expect(await c.ready()).toBe(true);
   return c;

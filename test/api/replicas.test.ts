@@ -58,6 +58,8 @@ beforeAll(async () => {
     },
   });
   process.env.TEST_DATABASE_URL = pair.primaryUrl;
+  // The pair's primary is direct: under TEST_PGBOUNCER=1 the file's direct URL names another server.
+  delete process.env.TEST_DIRECT_DATABASE_URL;
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const env = { DATABASE_REPLICA_URLS: pair.replicaUrl, REPLICA_MAX_LAG_MS: '1000', RATE_LIMIT_PREFIX: prefix };
   writer = createTestApp({ env, redis });
