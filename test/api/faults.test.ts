@@ -178,7 +178,8 @@ async function call(what: string, pathname: string, init: RequestInit = {}, ip =
   const res = await fetch(base + pathname, {
     ...init,
     headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': ip, ...(init.headers ?? {}) },
-    signal: AbortSignal.timeout(15_000),
+    // A hang catcher, not the bound: BOUND_MS is checked on every answer (a load rising after SLOW was read must not abort).
+    signal: AbortSignal.timeout(Math.max(60_000, 4 * BOUND_MS)),
   });
   const text = await res.text();
   let body: any = null;
