@@ -17,7 +17,8 @@ export interface PendingPayment {
 
 /**
  * Gifts, tips and community payments still pending (or failed: a later card may have
- * succeeded) that started between 3 days and `afterSeconds` ago, each with the processor
+ * succeeded; or a join request approved, whose saved card is charged on approval) that started
+ * between 3 days and `afterSeconds` ago, each with the processor
  * object to ask about: its Checkout Session, PaymentIntent or subscription (its latest invoice).
  */
 export async function pendingPayments(db: Q, afterSeconds: number, limit = 5000): Promise<PendingPayment[]> {
@@ -26,7 +27,7 @@ export async function pendingPayments(db: Q, afterSeconds: number, limit = 5000)
        select 'donation' as ref_kind, id::text as ref_id,
               case when method = 'checkout' then 'checkout_session' else 'payment_intent' end as kind,
               case when method = 'checkout' then processor_checkout_session_id else processor_payment_intent_id end as pid,
-              created_at
+              created_at as started_at
          from donations
         where status in ('pending', 'failed')
           and created_at <= now() - make_interval(secs => :after) and created_at > now() - interval '3 days'
@@ -38,13 +39,15 @@ export async function pendingPayments(db: Q, afterSeconds: number, limit = 5000)
         where status in ('pending', 'failed')
           and created_at <= now() - make_interval(secs => :after) and created_at > now() - interval '3 days'
        union all
-       select 'community_join', id::text, 'subscription', processor_subscription_id, created_at
+       -- A request leaders approved is paid from the approval on (its saved card charged off session).
+       select 'community_join', id::text, 'subscription', processor_subscription_id, coalesce(decided_at, created_at)
          from community_joins
-        where status in ('pending_payment', 'payment_failed')
-          and created_at <= now() - make_interval(secs => :after) and created_at > now() - interval '3 days'
+        where status in ('pending_payment', 'approved', 'payment_failed')
+          and coalesce(decided_at, created_at) <= now() - make_interval(secs => :after)
+          and coalesce(decided_at, created_at) > now() - interval '3 days'
      ) p
      where pid is not null
-     order by created_at
+     order by started_at
      limit :limit`,
     { after: afterSeconds, limit },
   );

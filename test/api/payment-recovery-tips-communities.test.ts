@@ -1,0 +1,152 @@
+import request from 'supertest';
+import { sandboxFee } from '../../src/integrations/payments';
+import { collected } from '../../src/modules';
+import { checkLedger } from '../../src/modules/integrity';
+import { recheckPayments, reconcileDay } from '../../src/modules/reconciliation';
+import { closeDb, createTestApp, testDb } from '../helpers/app';
+import { community, person } from '../helpers/communities';
+import { deliver } from '../helpers/stripe';
+
+/**
+ * Issue 26, recovering missed processor events for tips and community payments (the gifts'
+ * side is payment-recovery.test.ts): with the sandbox's deliveries off, a one-time tip, the
+ * first payment of a monthly tip and the first payment of a community membership (joined
+ * directly, and approved by a leader) become paid through the recheck alone, with their ledger
+ * group, events and mails; an expired tip checkout cancels its tip. The real webhooks then
+ * arriving late, shuffled and twice change nothing, and the day reconciles clean.
+ */
+
+afterAll(closeDb);
+const t = createTestApp({ env: { SANDBOX_WEBHOOK_URL: 'off' } });
+const db = () => testDb();
+const handlers = collected.webhookHandlers;
+const api = (p: string) => `/api/v1${p}`;
+const today = () => new Date().toISOString().slice(0, 10);
+const intentOf = (secret: string) => secret.split('_secret_')[0]!;
+
+type Obj = Record<string, any>;
+
+const count = async (table: string) => Number((await db()(table).count<{ n: string }[]>({ n: '*' }))[0]!.n);
+const fund = async (id: string) => -Number((await db()('ledger_entries').where({ account: `liability:community:${id}` }).sum({ s: 'amount_cents' }))[0].s ?? 0);
+
+async function startTip(cadence: 'one_time' | 'recurring', amount: number) {
+  const r = await request(t.app).post(api('/platform/tips')).send({ amount_cents: amount, cadence });
+  expect(r.status).toBe(201);
+  return (await db()('tips').where({ id: r.body.data.id }).first('id', 'processor_checkout_session_id')) as { id: string; processor_checkout_session_id: string };
+}
+
+const state = {
+  tips: {} as Record<'once' | 'monthly' | 'expired', string>,
+  communities: {} as Record<'open' | 'approval', string>,
+  joins: {} as Record<'open' | 'approval', string>,
+};
+
+/** Everything the recovery may touch: rows, money, events, mails, outbound deliveries. */
+async function snapshot() {
+  await t.runJobs();
+  return {
+    tips: await db()('tips').whereIn('id', Object.values(state.tips)).orderBy('id').select('id', 'status', 'paid_at', 'processor_subscription_id', 'processor_payment_intent_id'),
+    tip_payments: await db()('tip_payments').orderBy('id').select('id', 'tip_id', 'amount_cents', 'fee_cents', 'refunded_cents', 'ledger_group_id'),
+    joins: await db()('community_joins').whereIn('id', Object.values(state.joins)).orderBy('id').select('id', 'status', 'processor_subscription_id'),
+    community_payments: await db()('community_payments').orderBy('id').select('id', 'join_id', 'amount_cents', 'fee_cents', 'ledger_group_id'),
+    members: await count('community_members'),
+    ledger_entries: await count('ledger_entries'),
+    events: await count('events'),
+    mails: await count('mail_outbox'),
+    webhook_deliveries: await count('webhook_deliveries'),
+  };
+}
+
+/** Every event the sandbox recorded (none was delivered). */
+async function recordedEvents(): Promise<Obj[]> {
+  const rows = await db()('sandbox_objects').where({ kind: 'event' }).orderBy('created_at').select('data');
+  return rows.map((r) => r.data.event);
+}
+
+describe('recovering tips and community payments with the sandbox deliveries off', () => {
+  test('when tips and community memberships are paid at the processor with no webhook, then the recheck settles each once with its ledger group, events and mails, and a second recheck changes nothing', async () => {
+    // Tips: one-time paid, monthly (subscription mode) paid, one-time whose checkout expired.
+    const once = await startTip('one_time', 700);
+    const monthly = await startTip('recurring', 900);
+    const expired = await startTip('one_time', 1_100);
+    state.tips = { once: once.id, monthly: monthly.id, expired: expired.id };
+    for (const s of [once, monthly]) expect((await request(t.app).post(`/sandbox/checkout/${s.processor_checkout_session_id}/complete`)).status).toBe(303);
+    expect((await request(t.app).post(`/sandbox/checkout/${expired.processor_checkout_session_id}/cancel`)).status).toBe(303);
+
+    // A community anyone joins by paying its first invoice.
+    const owner = await person(t);
+    const open = await community(t, owner.h, { name: 'Open Readers', price_cents: 1_500 });
+    const m1 = await person(t);
+    const j1 = await request(t.app).post(api(`/communities/${open.id}/join/paid`)).set(m1.h).send({ interval: 'month' });
+    expect(j1.status).toBe(201);
+    const paid = await request(t.app).post(`/sandbox/payment-intents/${intentOf(j1.body.data.client_secret)}/confirm`).send({ outcome: 'succeeded' });
+    expect(paid.body.data.webhook_delivered).toBe(false);
+
+    // A community whose leaders approve: the saved card is charged off session on approval.
+    const gated = await community(t, owner.h, { name: 'Gated Readers', price_cents: 2_500, requires_approval: true });
+    const m2 = await person(t);
+    const j2 = await request(t.app).post(api(`/communities/${gated.id}/join/paid`)).set(m2.h).send({ interval: 'month' });
+    expect(j2.status).toBe(201);
+    expect((await request(t.app).post(`/sandbox/setup-intents/${intentOf(j2.body.data.client_secret)}/confirm`).send({ outcome: 'succeeded' })).status).toBe(200);
+    // Saving a card moves no money, so the recheck does not ask about it: its event is handed over here.
+    const setup = (await recordedEvents()).find((e) => e.type === 'setup_intent.succeeded' && e.data.object.metadata?.join_id === j2.body.data.join_id)!;
+    expect((await deliver(t, setup)).status).toBe(200);
+    expect((await request(t.app).post(api(`/communities/${gated.id}/join-requests/${j2.body.data.join_id}/approve`)).set(owner.h)).status).toBe(200);
+    state.communities = { open: open.id, approval: gated.id };
+    state.joins = { open: j1.body.data.join_id, approval: j2.body.data.join_id };
+
+    expect((await db()('tips').whereIn('id', Object.values(state.tips)).select('status')).map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+    expect((await db()('community_joins').whereIn('id', Object.values(state.joins)).orderBy('status').select('status')).map((r) => r.status)).toEqual(['approved', 'pending_payment']);
+    const eventsBefore = await count('events');
+
+    const r = await recheckPayments(t.ctx, handlers, 0);
+    expect(r).toMatchObject({ rechecked: 5, failed: 0 });
+
+    const tip = (id: string) => db()('tips').where({ id }).first('status', 'processor_subscription_id');
+    expect(await tip(once.id)).toMatchObject({ status: 'paid' });
+    expect(await tip(monthly.id)).toMatchObject({ status: 'paid', processor_subscription_id: expect.stringMatching(/^sub_/) });
+    expect(await tip(expired.id)).toMatchObject({ status: 'canceled' });
+    // One payment each, with the processor's fee as a webhook's would carry it.
+    const tp = await db()('tip_payments').orderBy('amount_cents').select('tip_id', 'amount_cents', 'fee_cents');
+    expect(tp).toEqual([
+      { tip_id: once.id, amount_cents: 700, fee_cents: sandboxFee(700) },
+      { tip_id: monthly.id, amount_cents: 900, fee_cents: sandboxFee(900) },
+    ]);
+    const join = (id: string) => db()('community_joins').where({ id }).first('status');
+    expect(await join(state.joins.open)).toMatchObject({ status: 'active' });
+    expect(await join(state.joins.approval)).toMatchObject({ status: 'active' });
+    expect(await fund(open.id)).toBe(1_500 - sandboxFee(1_500));
+    expect(await fund(gated.id)).toBe(2_500 - sandboxFee(2_500));
+    expect(await db()('community_members').where({ user_id: m1.u.id, community_id: open.id, status: 'active' })).toHaveLength(1);
+    expect(await db()('community_members').where({ user_id: m2.u.id, community_id: gated.id, status: 'active' })).toHaveLength(1);
+
+    // The same domain events a webhook brings: tip.paid twice.
+    const paidTips = (await db()('events').where({ type: 'tip.paid' }).select('payload')).map((e) => e.payload.tip_id).sort();
+    expect(paidTips).toEqual([once.id, monthly.id].sort());
+    expect(await count('events')).toBeGreaterThan(eventsBefore);
+
+    const before = await snapshot();
+    // The tip receipts went out.
+    expect(before.mails).toBeGreaterThanOrEqual(2);
+    const again = await recheckPayments(t.ctx, handlers, 0);
+    expect(again).toMatchObject({ applied: 0, failed: 0 });
+    expect(await snapshot()).toEqual(before);
+    expect(await checkLedger(db())).toEqual([]);
+  });
+
+  test('when the real webhooks then arrive late, shuffled and each twice, then rows, ledger, events, mails and outbound deliveries stay as the recheck left them', async () => {
+    const before = await snapshot();
+    const events = await recordedEvents();
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['checkout.session.completed', 'checkout.session.expired', 'invoice.paid', 'payment_intent.succeeded']));
+    const doubled = [...events, ...events].sort(() => Math.random() - 0.5);
+    for (const e of doubled) expect((await deliver(t, e)).status).toBe(200);
+    expect(await snapshot()).toEqual(before);
+    expect(await checkLedger(db())).toEqual([]);
+  });
+
+  test("when the day is reconciled, then every tip and community charge matches its ledger group and the day is clean", async () => {
+    const run = await reconcileDay(t.ctx, today());
+    expect(run.differences).toEqual([]);
+    expect(run.status).toBe('clean');
+  });
+});
