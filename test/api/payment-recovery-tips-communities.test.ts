@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { sandboxFee } from '../../src/integrations/payments';
+import { sandboxActions, sandboxFee } from '../../src/integrations/payments';
 import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
-import { recheckPayments, reconcileDay } from '../../src/modules/reconciliation';
+import { catchUpEvents, recheckPayments, reconcileDay } from '../../src/modules/reconciliation';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { community, person } from '../helpers/communities';
 import { deliver } from '../helpers/stripe';
@@ -144,9 +144,35 @@ describe('recovering tips and community payments with the sandbox deliveries off
     expect(await checkLedger(db())).toEqual([]);
   });
 
-  test("when the day is reconciled, then every tip and community charge matches its ledger group and the day is clean", async () => {
+  test('when the day is reconciled, then every tip and community charge matches its ledger group and the day is clean', async () => {
     const run = await reconcileDay(t.ctx, today());
     expect(run.differences).toEqual([]);
     expect(run.status).toBe('clean');
+  });
+
+  test('when tips and community payments are refunded at the processor with no delivery, then the catch-up records each refund once and the day still reconciles clean', async () => {
+    const tipPi = async (id: string) => (await db()('tip_payments').where({ tip_id: id }).first('processor_payment_intent_id')).processor_payment_intent_id as string;
+    const joinPi = async (id: string) => (await db()('community_payments').where({ join_id: id }).first('processor_payment_intent_id')).processor_payment_intent_id as string;
+    await sandboxActions.refundPaymentIntent(db(), await tipPi(state.tips.once), 200);
+    await sandboxActions.refundPaymentIntent(db(), await tipPi(state.tips.monthly));
+    await sandboxActions.refundPaymentIntent(db(), await joinPi(state.joins.open), 500);
+    await sandboxActions.refundPaymentIntent(db(), await joinPi(state.joins.approval));
+
+    const r = await catchUpEvents(t.ctx, handlers);
+    expect(r).toMatchObject({ applied: 4, failed: 0 });
+    const refunded = async (id: string) => Number((await db()('tip_payments').where({ tip_id: id }).first('refunded_cents')).refunded_cents);
+    expect([await refunded(state.tips.once), await refunded(state.tips.monthly)]).toEqual([200, 900]);
+    expect(await fund(state.communities.open)).toBe(1_500 - sandboxFee(1_500) - 500);
+    // A full refund takes back the whole charge; the processor kept its fee, which the fund bore.
+    expect(await fund(state.communities.approval)).toBe(-sandboxFee(2_500));
+    const after = await snapshot();
+    expect(await catchUpEvents(t.ctx, handlers)).toMatchObject({ applied: 0, failed: 0 });
+    for (const e of (await recordedEvents()).filter((x) => x.type === 'charge.refunded')) expect((await deliver(t, e)).status).toBe(200);
+    expect(await snapshot()).toEqual(after);
+
+    const run = await reconcileDay(t.ctx, today());
+    expect(run.differences).toEqual([]);
+    expect(run.status).toBe('clean');
+    expect(await checkLedger(db())).toEqual([]);
   });
 });
