@@ -18,7 +18,9 @@ import type {
 } from './port';
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
-import { intentStateEvents, invoiceStateEvents, parseSignedEvent, refOf, sessionStateEvents, toBalanceTransaction, toPaymentEvent } from './stripe-events';
+import { toBalanceTransaction } from './stripe-balance';
+import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
+import { intentStateEvents, invoiceStateEvents, sessionStateEvents } from './stripe-state';
 
 type Obj = Record<string, unknown>;
 const PAGE = 100;
