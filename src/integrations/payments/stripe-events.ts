@@ -65,6 +65,14 @@ const invoiceIntent = (inv: Obj): string | null => {
 /** The fee of an expanded charge's balance transaction, when the object carries it. */
 const feeOfCharge = (charge: unknown): number | null => (isObj(charge) && isObj(charge.balance_transaction) ? intOr(charge.balance_transaction.fee) : null);
 
+/** The fees on a dispute's balance transactions (the dispute object carries them expanded). */
+const disputeFees = (o: Obj): { cents: number; txns: number } | null => {
+  const list = Array.isArray(o.balance_transactions) ? o.balance_transactions.filter(isObj) : [];
+  if (list.length === 0) return null;
+  const cents = list.reduce((sum, bt) => sum + (typeof bt.fee === 'number' && Number.isSafeInteger(bt.fee) ? bt.fee : 0), 0);
+  return { cents, txns: list.length };
+};
+
 /** One verified event body (already parsed JSON) as a typed payment event. */
 export function toPaymentEvent(body: unknown): PaymentEvent {
   if (!isObj(body)) throw new WebhookPayloadError('The event is not a JSON object');
@@ -132,6 +140,7 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
         amount_cents: r.cents('amount'),
         currency: r.currency(),
         status: str(o.status) ?? '',
+        fees: disputeFees(o),
       };
     case 'invoice.paid': {
       const lines = isObj(o.lines) && Array.isArray(o.lines.data) && isObj(o.lines.data[0]) ? o.lines.data[0] : null;
