@@ -69,7 +69,8 @@ describe('recovery of tips and community payments through the Stripe adapter', (
     const tipMeta = (id: string) => ({ kind: 'tip', tip_id: id });
     const session = (s: string, o: Obj) => objects.set(`/v1/checkout/sessions/${s}`, { id: s, object: 'checkout.session', status: 'complete', payment_status: 'paid', currency: 'usd', ...o });
     session(once.processor_checkout_session_id, { mode: 'payment', amount_total: 700, payment_intent: 'pi_t1', metadata: tipMeta(once.id) });
-    session(monthly.processor_checkout_session_id, { mode: 'subscription', amount_total: 900, payment_intent: null, subscription: 'sub_t2', customer: 'cus_t2', metadata: tipMeta(monthly.id) });
+    // A subscription-mode session names its first invoice (Stripe sets `invoice` since 2022).
+    session(monthly.processor_checkout_session_id, { mode: 'subscription', amount_total: 900, payment_intent: null, subscription: 'sub_t2', invoice: 'in_t2', customer: 'cus_t2', metadata: tipMeta(monthly.id) });
     const invoice = (id: string, amount: number, pi: string, customer: string) => ({ id, object: 'invoice', status: 'paid', amount_paid: amount, currency: 'usd', payment_intent: pi, customer });
     objects.set('/v1/subscriptions/sub_t2', { id: 'sub_t2', object: 'subscription', metadata: tipMeta(monthly.id), latest_invoice: invoice('in_t2', 900, 'pi_t2', 'cus_t2') });
     const sub = join.processor_subscription_id as string;
