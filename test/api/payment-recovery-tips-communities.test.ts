@@ -5,7 +5,7 @@ import { checkLedger } from '../../src/modules/integrity';
 import { catchUpEvents, recheckPayments, reconcileDay } from '../../src/modules/reconciliation';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { community, person } from '../helpers/communities';
-import { deliver } from '../helpers/stripe';
+import { deliver, stripeEvent } from '../helpers/stripe';
 
 /**
  * Issue 26, recovering missed processor events for tips and community payments (the gifts'
@@ -173,6 +173,25 @@ describe('recovering tips and community payments with the sandbox deliveries off
     const run = await reconcileDay(t.ctx, today());
     expect(run.differences).toEqual([]);
     expect(run.status).toBe('clean');
+    expect(await checkLedger(db())).toEqual([]);
+  });
+
+  test('when a community payment\'s refund arrives before the payment itself, then it is refused for a retry (500), and once the recheck has recorded the payment the same event takes the refund out of the fund once', async () => {
+    const m = await person(t);
+    const j = await request(t.app).post(api(`/communities/${state.communities.open}/join/paid`)).set(m.h).send({ interval: 'month' });
+    expect(j.status).toBe(201);
+    const pi = intentOf(j.body.data.client_secret);
+    expect((await request(t.app).post(`/sandbox/payment-intents/${pi}/confirm`).send({ outcome: 'succeeded' })).status).toBe(200);
+    const before = await fund(state.communities.open);
+    const refund = stripeEvent('charge.refunded', { id: `ch_${pi}`, object: 'charge', amount: 1_500, amount_refunded: 600, currency: 'usd', payment_intent: pi, metadata: { kind: 'community_join', join_id: j.body.data.join_id } });
+    expect((await deliver(t, refund)).status).toBe(500);
+    expect(await fund(state.communities.open)).toBe(before);
+
+    await recheckPayments(t.ctx, handlers, 0);
+    expect(await fund(state.communities.open)).toBe(before + 1_500 - sandboxFee(1_500));
+    expect((await deliver(t, refund)).status).toBe(200);
+    expect((await deliver(t, refund)).status).toBe(200);
+    expect(await fund(state.communities.open)).toBe(before + 1_500 - sandboxFee(1_500) - 600);
     expect(await checkLedger(db())).toEqual([]);
   });
 });
