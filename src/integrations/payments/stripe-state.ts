@@ -3,7 +3,7 @@ import { toPaymentEvent } from './stripe-events';
 
 /**
  * What the recheck learns by asking the processor about one object (a PaymentIntent, Checkout
- * Session or invoice), as the events a webhook would have brought.
+ * Session, invoice or SetupIntent), as the events a webhook would have brought.
  */
 
 type Obj = Record<string, unknown>;
@@ -35,4 +35,9 @@ export function sessionStateEvents(session: Obj, invoice: Obj | null): PaymentEv
 
 export function invoiceStateEvents(invoice: Obj): PaymentEvent[] {
   return invoice.status === 'paid' ? [stateEvent('invoice.paid', invoice)] : [];
+}
+
+/** A SetupIntent that saved its card (a community join waiting for its leaders' decision). */
+export function setupStateEvents(si: Obj): PaymentEvent[] {
+  return si.status === 'succeeded' ? [stateEvent('setup_intent.succeeded', si)] : [];
 }

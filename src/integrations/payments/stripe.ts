@@ -20,7 +20,7 @@ import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
 import { toBalanceTransaction } from './stripe-balance';
 import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
-import { intentStateEvents, invoiceStateEvents, sessionStateEvents } from './stripe-state';
+import { intentStateEvents, invoiceStateEvents, sessionStateEvents, setupStateEvents } from './stripe-state';
 
 type Obj = Record<string, unknown>;
 const PAGE = 100;
@@ -71,6 +71,8 @@ export class StripeProcessor implements PaymentProcessor {
         }
         case 'invoice':
           return invoiceStateEvents((await this.stripe.invoices.retrieve(lookup.id)) as unknown as Obj);
+        case 'setup_intent':
+          return setupStateEvents((await this.stripe.setupIntents.retrieve(lookup.id)) as unknown as Obj);
       }
     } catch (err) {
       // An object the processor does not know (a test key's, a deleted one) has nothing to say.
