@@ -188,6 +188,9 @@ describe('recovering tips and community payments with the sandbox deliveries off
     const refund = stripeEvent('charge.refunded', { id: `ch_${pi}`, object: 'charge', amount: 1_500, amount_refunded: 600, currency: 'usd', payment_intent: pi, metadata: { kind: 'community_join', join_id: j.body.data.join_id } });
     expect((await deliver(t, refund)).status).toBe(500);
     expect(await fund(state.communities.open)).toBe(before);
+    // Past the processor's retry window a refund of a payment never recorded is left to reconciliation, not retried.
+    const stale = { ...stripeEvent('charge.refunded', { ...refund.data.object, payment_intent: 'pi_never_recorded' }), created: Math.floor(Date.now() / 1000) - 4 * 86_400 };
+    expect((await deliver(t, stale)).status).toBe(200);
 
     await recheckPayments(t.ctx, handlers, 0);
     expect(await fund(state.communities.open)).toBe(before + 1_500 - sandboxFee(1_500));
