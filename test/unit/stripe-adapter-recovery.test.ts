@@ -48,6 +48,10 @@ function answer(method: string, path: string): [number, Record<string, unknown>]
   if (method === 'GET' && path === '/v1/subscriptions/sub_1') {
     return [200, { id: 'sub_1', object: 'subscription', metadata: { kind: 'tip', tip_id: D }, latest_invoice: { id: 'in_1', object: 'invoice', status: 'paid', amount_paid: 500, currency: 'usd', payment_intent: 'pi_in1', customer: 'cus_1' } }];
   }
+  if (method === 'GET' && path === '/v1/setup_intents/seti_ok') {
+    return [200, { id: 'seti_ok', object: 'setup_intent', status: 'succeeded', payment_method: 'pm_1', customer: 'cus_1', metadata: { kind: 'community_join', join_id: D } }];
+  }
+  if (method === 'GET' && path === '/v1/setup_intents/seti_open') return [200, { id: 'seti_open', object: 'setup_intent', status: 'requires_payment_method', metadata: {} }];
   if (method === 'GET' && path === '/v1/events') {
     const after = q.get('starting_after');
     const data = after ? [event(3)] : [event(1), event(2)];
@@ -88,6 +92,13 @@ describe('Stripe adapter: recovery and reconciliation reads', () => {
     const events = await processor().retrievePaymentState({ kind: 'checkout_session', id: 'cs_sub' });
     expect(events.map((e) => e.kind)).toEqual(['CheckoutCompleted', 'InvoicePaid']);
     expect(events[1]).toMatchObject({ invoice_id: 'in_1', subscription_id: 'sub_1', amount_cents: 500, ref: { kind: 'tip', id: D } });
+  });
+
+  test('when a SetupIntent is asked about, then one that saved its card is SetupSucceeded naming its community join, and one still open says nothing', async () => {
+    expect(await processor().retrievePaymentState({ kind: 'setup_intent', id: 'seti_ok' })).toEqual([
+      expect.objectContaining({ kind: 'SetupSucceeded', id: 'recheck_seti_ok_setup_intent.succeeded', setup_intent_id: 'seti_ok', payment_method_id: 'pm_1', customer_id: 'cus_1', ref: { kind: 'community_join', id: D } }),
+    ]);
+    expect(await processor().retrievePaymentState({ kind: 'setup_intent', id: 'seti_open' })).toEqual([]);
   });
 
   test('when events are listed since a time, then GET /v1/events is asked with created[gte] and the handled types, every page is followed, and typed events come back', async () => {

@@ -87,6 +87,12 @@ interface DisputeBase extends EventBase {
   currency: string;
   /** The processor's dispute status: warning_* (an inquiry), needs_response, won, lost, ... */
   status: string;
+  /**
+   * The processor's dispute fees so far, net of any it gave back (Stripe lists them on the
+   * dispute's balance_transactions: the withdrawal's fee, a reinstatement's negative one), and
+   * how many balance transactions that sum covers (the list only grows); null when none is listed.
+   */
+  fees: { cents: number; txns: number } | null;
 }
 
 /** charge.dispute.created */

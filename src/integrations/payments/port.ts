@@ -103,7 +103,7 @@ export interface ProcessorPayout {
 
 /** What to ask the processor about: the object a payment still pending started with. */
 export interface PaymentLookup {
-  kind: 'payment_intent' | 'checkout_session' | 'subscription' | 'invoice';
+  kind: 'payment_intent' | 'checkout_session' | 'subscription' | 'invoice' | 'setup_intent';
   id: string;
 }
 
@@ -176,7 +176,8 @@ export interface PaymentProcessor {
    * What the processor says now about a payment still pending, as the typed events a webhook
    * would have brought (ids `recheck_<object>_<type>`, so asking twice changes nothing): a
    * succeeded or declined PaymentIntent, a completed (with its first invoice in subscription
-   * mode) or expired Checkout Session, a paid invoice. Empty: still pending.
+   * mode) or expired Checkout Session, a paid invoice, a SetupIntent that saved its card.
+   * Empty: still pending.
    */
   retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]>;
   /**

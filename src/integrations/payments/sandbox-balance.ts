@@ -2,7 +2,7 @@ import type { Db } from '../../db/knex';
 import type { BalanceTransaction } from './port';
 import { nowS, sbId } from './sandbox-objects';
 import { createObject } from './sandbox.repo';
-import { toBalanceTransaction } from './stripe-events';
+import { toBalanceTransaction } from './stripe-balance';
 
 /**
  * The sandbox's balance-transactions record: every movement of money it makes (charges with

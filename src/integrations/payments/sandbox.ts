@@ -25,7 +25,8 @@ import { createObject, getObject, listObjects } from './sandbox.repo';
 import { schedulePayout } from './sandbox-payouts';
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
-import { intentStateEvents, invoiceStateEvents, parseSignedEvent, refOf, sessionStateEvents, toPaymentEvent } from './stripe-events';
+import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
+import { intentStateEvents, invoiceStateEvents, sessionStateEvents, setupStateEvents } from './stripe-state';
 import { listSandboxBalanceTxns, recordBalanceTxn } from './sandbox-balance';
 import type { SandboxEvent } from './sandbox-delivery';
 
@@ -145,6 +146,10 @@ export class SandboxProcessor implements PaymentProcessor {
       case 'invoice': {
         const inv = await getObject(this.db, lookup.id, 'invoice');
         return inv ? invoiceStateEvents(inv.data) : [];
+      }
+      case 'setup_intent': {
+        const si = await getObject(this.db, lookup.id, 'setup_intent');
+        return si ? setupStateEvents(si.data) : [];
       }
     }
   }

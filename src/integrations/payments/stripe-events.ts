@@ -1,6 +1,5 @@
 import type Stripe from 'stripe';
 import type { PaymentEvent, PaymentKind, PaymentRef } from './events';
-import type { BalanceMove, BalanceTransaction } from './port';
 import { WebhookPayloadError } from './events';
 
 /**
@@ -15,12 +14,12 @@ type Obj = Record<string, unknown>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KINDS: Record<PaymentKind, string> = { donation: 'donation_id', tip: 'tip_id', community_join: 'join_id' };
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A reference that may arrive as an id or as the expanded object. */
-const idOf = (v: unknown): string | null => (typeof v === 'string' && v ? v : isObj(v) && typeof v.id === 'string' && v.id ? v.id : null);
-const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
-const date = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null);
+export const idOf = (v: unknown): string | null => (typeof v === 'string' && v ? v : isObj(v) && typeof v.id === 'string' && v.id ? v.id : null);
+export const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+export const date = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null);
 const intOr = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null);
 
 /** The row a processor object's metadata names (see PaymentRef); null for objects that name none. */
@@ -65,6 +64,14 @@ const invoiceIntent = (inv: Obj): string | null => {
 };
 /** The fee of an expanded charge's balance transaction, when the object carries it. */
 const feeOfCharge = (charge: unknown): number | null => (isObj(charge) && isObj(charge.balance_transaction) ? intOr(charge.balance_transaction.fee) : null);
+
+/** The fees on a dispute's balance transactions (the dispute object carries them expanded). */
+const disputeFees = (o: Obj): { cents: number; txns: number } | null => {
+  const list = Array.isArray(o.balance_transactions) ? o.balance_transactions.filter(isObj) : [];
+  if (list.length === 0) return null;
+  const cents = list.reduce((sum, bt) => sum + (typeof bt.fee === 'number' && Number.isSafeInteger(bt.fee) ? bt.fee : 0), 0);
+  return { cents, txns: list.length };
+};
 
 /** One verified event body (already parsed JSON) as a typed payment event. */
 export function toPaymentEvent(body: unknown): PaymentEvent {
@@ -133,6 +140,7 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
         amount_cents: r.cents('amount'),
         currency: r.currency(),
         status: str(o.status) ?? '',
+        fees: disputeFees(o),
       };
     case 'invoice.paid': {
       const lines = isObj(o.lines) && Array.isArray(o.lines.data) && isObj(o.lines.data[0]) ? o.lines.data[0] : null;
@@ -227,81 +235,3 @@ export const HANDLED_EVENT_TYPES = [
   'payout.paid',
   'payout.failed',
 ] as const;
-
-/**
- * A processor object's present state as the event that reports it, with a stable id per
- * object and state (`recheck_<id>_<type>`): the recheck claims it like a delivery, so a second
- * recheck is a duplicate, and the later real webhook meets a row already settled.
- */
-export function stateEvent(type: string, object: Record<string, unknown>): PaymentEvent {
-  return toPaymentEvent({ id: `recheck_${String(object.id)}_${type}`, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object } });
-}
-
-/** The typed events a PaymentIntent's state means (empty while it is still open). */
-export function intentStateEvents(pi: Obj): PaymentEvent[] {
-  if (pi.status === 'succeeded') return [stateEvent('payment_intent.succeeded', pi)];
-  if (pi.status === 'requires_payment_method' && pi.last_payment_error) return [stateEvent('payment_intent.payment_failed', pi)];
-  return [];
-}
-
-/** A Checkout Session's state: completed and paid, or expired; `invoice` is a subscription's first invoice. */
-export function sessionStateEvents(session: Obj, invoice: Obj | null): PaymentEvent[] {
-  if (session.status === 'expired') return [stateEvent('checkout.session.expired', session)];
-  if (session.status !== 'complete') return [];
-  const out = [stateEvent('checkout.session.completed', session)];
-  if (invoice) out.push(...invoiceStateEvents(invoice));
-  return out;
-}
-
-export function invoiceStateEvents(invoice: Obj): PaymentEvent[] {
-  return invoice.status === 'paid' ? [stateEvent('invoice.paid', invoice)] : [];
-}
-
-const MOVES: Record<string, BalanceMove> = {
-  charge: 'charge',
-  payment: 'charge',
-  refund: 'refund',
-  payment_refund: 'refund',
-  refund_failure: 'refund',
-  payment_failure_refund: 'refund',
-  adjustment: 'dispute',
-  dispute: 'dispute',
-  dispute_reversal: 'dispute',
-  transfer: 'transfer',
-  transfer_refund: 'transfer_reversal',
-  transfer_cancel: 'transfer_reversal',
-  transfer_failure: 'transfer_reversal',
-  payout: 'payout',
-  payout_cancel: 'payout',
-  payout_failure: 'payout',
-  stripe_fee: 'fee',
-  application_fee: 'fee',
-  tax_fee: 'fee',
-};
-
-/**
- * A balance transaction (Stripe's shape, `source` expanded or an id) in the service's terms.
- * A dispute shows as an `adjustment` whose source is the dispute; the id a ledger group keeps
- * for charges, refunds and disputes is the PaymentIntent (a Checkout gift learns no charge id).
- */
-export function toBalanceTransaction(bt: Obj): BalanceTransaction {
-  const src = isObj(bt.source) ? bt.source : null;
-  const type = str(bt.type) ?? 'unknown';
-  let move: BalanceMove = MOVES[type] ?? 'other';
-  if (src?.object === 'dispute') move = 'dispute';
-  const viaIntent = move === 'charge' || move === 'refund' || move === 'dispute';
-  const ref = viaIntent ? (idOf(src?.payment_intent) ?? idOf(src?.charge) ?? idOf(bt.source)) : move === 'fee' || move === 'other' ? null : idOf(bt.source);
-  const amount = Number(bt.amount);
-  const fee = Number(bt.fee ?? 0);
-  return {
-    id: String(bt.id),
-    type,
-    move,
-    ref,
-    amount_cents: amount,
-    fee_cents: fee,
-    net_cents: bt.net === undefined || bt.net === null ? amount - fee : Number(bt.net),
-    currency: (str(bt.currency) ?? '').toLowerCase(),
-    created: date(bt.created) ?? new Date(0),
-  };
-}

@@ -18,7 +18,9 @@ import type {
 } from './port';
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
-import { intentStateEvents, invoiceStateEvents, parseSignedEvent, refOf, sessionStateEvents, toBalanceTransaction, toPaymentEvent } from './stripe-events';
+import { toBalanceTransaction } from './stripe-balance';
+import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
+import { intentStateEvents, invoiceStateEvents, sessionStateEvents, setupStateEvents } from './stripe-state';
 
 type Obj = Record<string, unknown>;
 const PAGE = 100;
@@ -69,6 +71,8 @@ export class StripeProcessor implements PaymentProcessor {
         }
         case 'invoice':
           return invoiceStateEvents((await this.stripe.invoices.retrieve(lookup.id)) as unknown as Obj);
+        case 'setup_intent':
+          return setupStateEvents((await this.stripe.setupIntents.retrieve(lookup.id)) as unknown as Obj);
       }
     } catch (err) {
       // An object the processor does not know (a test key's, a deleted one) has nothing to say.

@@ -170,6 +170,24 @@ export async function insertPayment(
   await db('community_payments').insert(row);
 }
 
+export interface CommunityPaymentRow {
+  id: string;
+  community_id: string;
+  join_id: string;
+  amount_cents: number;
+  refunded_cents: number;
+  currency: string;
+}
+
+export async function lockPaymentByIntent(trx: Knex.Transaction, paymentIntentId: string): Promise<CommunityPaymentRow | undefined> {
+  const r = await trx('community_payments').where({ processor_payment_intent_id: paymentIntentId }).forUpdate().first('id', 'community_id', 'join_id', 'amount_cents', 'refunded_cents', 'currency');
+  return r ? { ...r, amount_cents: Number(r.amount_cents), refunded_cents: Number(r.refunded_cents) } : undefined;
+}
+
+export async function setPaymentRefunded(trx: Knex.Transaction, id: string, refundedCents: number): Promise<void> {
+  await trx('community_payments').where({ id }).update({ refunded_cents: refundedCents });
+}
+
 // ---- withdrawal codes and withdrawals ----
 
 export async function codesSince(db: Q, communityId: string, userId: string, since: Date): Promise<Date[]> {

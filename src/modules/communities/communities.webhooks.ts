@@ -5,6 +5,7 @@ import type { InvoicePaid, InvoicePaymentFailed, PaymentEvent, SetupSucceeded, S
 import { accounts, post } from '../ledger';
 import type { WebhookHandler, WebhookHandlerMap, WebhookOutcome } from '../webhooks';
 import { fundAccount } from './communities.fund';
+import { communityRefunded } from './communities.refunds';
 import * as repo from './communities.repo';
 import type { JoinRow } from './communities.repo';
 
@@ -125,4 +126,5 @@ export const communityWebhooks: WebhookHandlerMap = {
   InvoicePaid: invoicePaid,
   InvoicePaymentFailed: invoiceFailed,
   SubscriptionChanged: subscriptionDeleted,
+  Refunded: communityRefunded,
 };

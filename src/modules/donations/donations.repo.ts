@@ -28,13 +28,16 @@ export interface DonationRow {
   processor_fee_cents: number;
   platform_fee_cents: number;
   dispute_status: 'open' | 'won' | 'lost' | null;
+  /** The processor's dispute fees recorded in the ledger, and how many dispute balance transactions they cover. */
+  dispute_fee_cents: number;
+  dispute_fee_txns: number;
   receipt_id: string;
   locale: string;
   paid_at: Date | null;
   created_at: Date;
 }
 
-const MONEY = ['amount_cents', 'tip_cents', 'refunded_cents', 'disputed_cents', 'processor_fee_cents', 'platform_fee_cents'] as const;
+const MONEY = ['amount_cents', 'tip_cents', 'refunded_cents', 'disputed_cents', 'processor_fee_cents', 'platform_fee_cents', 'dispute_fee_cents', 'dispute_fee_txns'] as const;
 
 /** pg answers bigint as text; every money column is a safe integer of cents here. */
 function toRow(r: Record<string, any> | undefined): DonationRow | undefined {
@@ -139,6 +142,10 @@ export async function updateReduction(
 
 export async function setDisputeStatus(trx: Knex.Transaction, id: string, status: DonationRow['dispute_status']): Promise<void> {
   await trx('donations').where({ id }).update({ dispute_status: status, updated_at: trx.fn.now() });
+}
+
+export async function setDisputeFees(trx: Knex.Transaction, id: string, fees: { cents: number; txns: number }): Promise<void> {
+  await trx('donations').where({ id }).update({ dispute_fee_cents: fees.cents, dispute_fee_txns: fees.txns, updated_at: trx.fn.now() });
 }
 
 /** Who counts as one donor of a campaign: the account, else the address, else the gift itself. */

@@ -5,6 +5,7 @@ import { lockForCounters } from '../fundraisers';
 import type { WebhookHandler, WebhookHandlerMap } from '../webhooks';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
+import { withDisputeFees } from './donations.dispute-fees';
 import { settle, takeBack, type Outcome } from './donations.settle';
 
 type Q = Knex | Knex.Transaction;
@@ -123,15 +124,15 @@ const refunded = onDonation<Refunded>(async (ctx, trx, d0, e, fee) => {
   return takeBack(ctx, trx, d, { refunded: total, disputed: d.disputed_cents, disputeStatus: d.dispute_status, chargeId: e.charge_id }, 'refund', e.id);
 });
 
-/** Inquiries (warning_*) withdraw nothing; a real dispute takes its amount back until it is won. */
-const disputeOpened = onDonation<DisputeOpened>(async (ctx, trx, d0, e, fee) => {
+/** Inquiries (warning_*) withdraw nothing; a real dispute takes its amount back until it is won (its fee: donations.dispute-fees.ts). */
+const disputeOpened = onDonation<DisputeOpened>(withDisputeFees(async (ctx, trx, d0, e, fee) => {
   const d = await settleFirst(ctx, trx, d0, e, fee);
   if (!d) return 'ignored';
   if (e.status.startsWith('warning_') || d.dispute_status) return d === d0 ? 'ignored' : 'applied';
   return takeBack(ctx, trx, d, { refunded: d.refunded_cents, disputed: e.amount_cents, disputeStatus: 'open', chargeId: e.charge_id }, 'dispute', e.id);
-});
+}));
 
-const disputeClosed = onDonation<DisputeClosed>(async (ctx, trx, d0, e, fee) => {
+const disputeClosed = onDonation<DisputeClosed>(withDisputeFees(async (ctx, trx, d0, e, fee) => {
   const d = await settleFirst(ctx, trx, d0, e, fee);
   if (!d) return 'ignored';
   const charge = e.charge_id;
@@ -153,7 +154,7 @@ const disputeClosed = onDonation<DisputeClosed>(async (ctx, trx, d0, e, fee) => 
     }
   }
   return d === d0 ? 'ignored' : 'applied';
-});
+}));
 
 /**
  * The donations module's payment events (merged by `ref.kind` in src/modules/index.ts). Each

@@ -32,6 +32,8 @@ export type LedgerKind =
   | 'refund'
   | 'dispute'
   | 'dispute_reversal'
+  /** The processor's fee for handling a dispute (a loss of the platform's), or its return. */
+  | 'dispute_fee'
   | 'transfer'
   | 'transfer_reversal'
   | 'payout'

@@ -93,6 +93,7 @@ export function communityFundTotalsSql(db: Q): Knex.Raw {
               -coalesce(sum(amount_cents) filter (where kind = 'community_payment'), 0) as paid,
               coalesce(sum(amount_cents) filter (where kind = 'processor_fee'), 0) as fees,
               coalesce(sum(amount_cents) filter (where kind = 'community_withdrawal'), 0) as withdrawn,
+              coalesce(sum(amount_cents) filter (where kind = 'refund'), 0) as refunded,
               -sum(amount_cents) as fund
          from ledger_entries where account like '${COMMUNITY}%' group by 1)`);
 }

@@ -17,8 +17,10 @@ export interface PendingPayment {
 
 /**
  * Gifts, tips and community payments still pending (or failed: a later card may have
- * succeeded) that started between 3 days and `afterSeconds` ago, each with the processor
- * object to ask about: its Checkout Session, PaymentIntent or subscription (its latest invoice).
+ * succeeded; or a join request approved, whose saved card is charged on approval; or one whose
+ * card is being saved for the leaders' decision) that started between 3 days and `afterSeconds`
+ * ago, each with the processor object to ask about: its Checkout Session, PaymentIntent,
+ * subscription (its latest invoice) or SetupIntent.
  */
 export async function pendingPayments(db: Q, afterSeconds: number, limit = 5000): Promise<PendingPayment[]> {
   const { rows } = await db.raw(
@@ -26,7 +28,7 @@ export async function pendingPayments(db: Q, afterSeconds: number, limit = 5000)
        select 'donation' as ref_kind, id::text as ref_id,
               case when method = 'checkout' then 'checkout_session' else 'payment_intent' end as kind,
               case when method = 'checkout' then processor_checkout_session_id else processor_payment_intent_id end as pid,
-              created_at
+              created_at as started_at
          from donations
         where status in ('pending', 'failed')
           and created_at <= now() - make_interval(secs => :after) and created_at > now() - interval '3 days'
@@ -38,13 +40,21 @@ export async function pendingPayments(db: Q, afterSeconds: number, limit = 5000)
         where status in ('pending', 'failed')
           and created_at <= now() - make_interval(secs => :after) and created_at > now() - interval '3 days'
        union all
-       select 'community_join', id::text, 'subscription', processor_subscription_id, created_at
+       -- A request leaders approved is paid from the approval on (its saved card charged off session).
+       select 'community_join', id::text, 'subscription', processor_subscription_id, coalesce(decided_at, created_at)
          from community_joins
-        where status in ('pending_payment', 'payment_failed')
+        where status in ('pending_payment', 'approved', 'payment_failed')
+          and coalesce(decided_at, created_at) <= now() - make_interval(secs => :after)
+          and coalesce(decided_at, created_at) > now() - interval '3 days'
+       union all
+       -- A request whose card the processor saved, though the leaders never heard (its event lost).
+       select 'community_join', id::text, 'setup_intent', processor_setup_intent_id, created_at
+         from community_joins
+        where status = 'requires_payment_method'
           and created_at <= now() - make_interval(secs => :after) and created_at > now() - interval '3 days'
      ) p
      where pid is not null
-     order by created_at
+     order by started_at
      limit :limit`,
     { after: afterSeconds, limit },
   );

@@ -48,11 +48,9 @@ const sessionPaid = withPrefetch<CheckoutCompleted>(
     if (Object.keys(link).length) await repo.updateTip(trx, tip.id, link);
     if (!s.paid) return 'applied'; // an async payment method: its own event settles it
     const amount = s.amount_cents ?? NaN;
-    if (tip.cadence === 'recurring') {
-      // The first invoice settles the tip (InvoicePaid); a session that names its invoice may settle it first.
-      if (!s.invoice_id) return 'applied';
-      return settleTipPayment(ctx, trx, { ...tip, ...link }, { amount_cents: amount, currency: s.currency, invoice_id: s.invoice_id, fee_cents: 0, event_id: s.id });
-    }
+    // A monthly tip is settled by its first invoice (InvoicePaid), which names the PaymentIntent
+    // and so the fee and the processor id reconciliation matches; the session names neither.
+    if (tip.cadence === 'recurring') return 'applied';
     return settleTipPayment(ctx, trx, { ...tip, ...link }, {
       amount_cents: amount,
       currency: s.currency,
