@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
+import { freePort } from '../../src/infra/free-port';
 
 /**
  * The local production topology of decisions.md Part 4 ("Running as many processes") on one
@@ -52,9 +54,11 @@ export interface Cluster {
   apiState(i: number): Promise<string>;
   /** Waits until HAProxy sees API process i in `state` (default 'UP'). */
   waitApiState(i: number, state?: string, ms?: number): Promise<void>;
+  /** Stops the replica with a fast shutdown (its open sessions are ended, as an operator's restart would). */
   stopReplica(): Promise<void>;
   startReplica(): Promise<void>;
-  /** psql-less SQL on the primary or the replica: runs `sql` through node-postgres. */
+  /** Runs `sql` on the replica through node-postgres (pg_wal_replay_pause() and friends); answers its rows. */
+  replicaSql<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   stop(): Promise<void>;
 }
 
@@ -70,17 +74,6 @@ export function missingPackages(): string[] {
 }
 
 const bin = (name: string) => ['/usr/sbin', '/usr/bin', '/usr/local/bin'].map((d) => path.join(d, name)).find((p) => fs.existsSync(p)) ?? name;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -167,8 +160,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     );
     fs.appendFileSync(path.join(primaryDir, 'pg_hba.conf'), 'host replication all 127.0.0.1/32 trust\n');
     const pgStart = (d: string) => runPg('pg_ctl', ['-D', d, '-l', path.join(d, 'server.log'), '-w', '-t', '120', 'start']);
-    const pgStop = (d: string) => {
-      const [cmd, argv] = pgCmd('pg_ctl', ['-D', d, '-m', 'immediate', '-w', '-t', '60', 'stop']);
+    // Immediate for the teardown (a throw-away cluster); fast for a replica stopped under test.
+    const pgStop = (d: string, mode: 'immediate' | 'fast' = 'immediate') => {
+      const [cmd, argv] = pgCmd('pg_ctl', ['-D', d, '-m', mode, '-w', '-t', '60', 'stop']);
       spawnSync(cmd, argv, { stdio: 'ignore' });
     };
     pgStart(primaryDir);
@@ -344,8 +338,17 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       killWorker: async (i) => void (await signal(workers[i]!, 'SIGKILL')),
       apiState,
       waitApiState,
-      stopReplica: async () => pgStop(replicaDir),
+      stopReplica: async () => pgStop(replicaDir, 'fast'),
       startReplica: async () => pgStart(replicaDir),
+      replicaSql: async <T>(sql: string) => {
+        const client = new Client({ connectionString: replicaUrl, connectionTimeoutMillis: 10_000 });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows as T[];
+        } finally {
+          await client.end();
+        }
+      },
       stop,
     };
   } catch (err) {
