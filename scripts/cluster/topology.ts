@@ -235,8 +235,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       // The sandbox processor's signed events go through the balancer like Stripe's would.
       SANDBOX_WEBHOOK_URL: `${url}/api/v1/webhooks/stripe`,
       WEBHOOK_ALLOW_PRIVATE: 'true',
-      // HAProxy checks every 500 ms and marks a server down after 2 failures: 3 s covers it.
-      SHUTDOWN_DRAIN_MS: '3000',
+      // HAProxy checks every 500 ms and marks a server down after 3 failures (250 ms apart once
+      // one failed): about 1 s idle; the default 5 s leaves room for a busy machine.
+      SHUTDOWN_DRAIN_MS: '5000',
       LOG_LEVEL: 'warn',
       ...opts.env,
     };
@@ -402,7 +403,7 @@ async function stopChild(c: ChildProcess): Promise<void> {
 
 /**
  * HAProxy: round robin over the API processes, each checked on /readyz every 500 ms (down after
- * 2 failures, up after 2 successes), so a draining process (readyz 503 at SIGTERM, serving for
+ * 3 failures, up after 2 successes), so a draining process (readyz 503 at SIGTERM, serving for
  * SHUTDOWN_DRAIN_MS) leaves the rotation before it stops accepting. A connection refused (a
  * process killed before the check noticed) is retried on another server (retries + redispatch);
  * only connection failures are retried, never a request a server may have started (a gift).
@@ -430,7 +431,12 @@ export function haproxyConfig(port: number, statsPort: number, apiPorts: number[
     '  balance roundrobin',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    '  default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 2',
+    // A check answers within `timeout check` (else HAProxy's default is `inter`: 500 ms, which a
+    // busy machine misses on every server at once, leaving none); /readyz itself answers within
+    // 800 ms. A draining process answers 503 at once and a killed one refuses at once, so
+    // fall 3 x fastinter still leaves the rotation well inside SHUTDOWN_DRAIN_MS.
+    '  timeout check 3s',
+    '  default-server inter 500ms fastinter 250ms downinter 500ms fall 3 rise 2',
     ...apiPorts.map((p, i) => `  server api${i} 127.0.0.1:${p} check`),
     'listen stats',
     `  bind 127.0.0.1:${statsPort}`,

@@ -7,6 +7,7 @@ import { checkLedger } from '../../src/modules/integrity';
 import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
 import { createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
+import { machineSlowdown } from '../helpers/processes';
 import { paymentSucceeded, signedEvent, type Gift } from '../helpers/gift-events';
 import { Load } from './load';
 
@@ -50,13 +51,14 @@ const ip = () => `198.18.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Mat
 const owned = () => ({ Authorization: `Bearer ${ownerBearer}` });
 
 /** A request straight to API process i (HAProxy bypassed), as from a client behind the balancer. */
-async function call(i: number, path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+async function call(i: number, path: string, init: RequestInit = {}): Promise<{ status: number; body: any; etag: string | null }> {
   const res = await fetch(`${cluster.apiUrl(i)}${path}`, { ...init, headers: { 'X-Forwarded-For': ip(), ...(init.headers as Record<string, string>) }, signal: AbortSignal.timeout(60_000) });
   const text = await res.text();
+  const etag = res.headers.get('etag');
   try {
-    return { status: res.status, body: JSON.parse(text) };
+    return { status: res.status, body: JSON.parse(text), etag };
   } catch {
-    return { status: res.status, body: text };
+    return { status: res.status, body: text, etag };
   }
 }
 
@@ -193,18 +195,27 @@ suite('the cluster under load', () => {
     const f = await createFundraiser(db, owner.id, { title: `Before ${randomUUID().slice(0, 6)}` });
     // Made straight in the primary: a guest read may be answered by the replica (within its lag bound) until it has replayed it.
     await replicaHas(f.id, f.title);
-    const read = (i: number) => call(i, `/api/v1/fundraisers/slug/${f.slug}`) as Promise<{ status: number; body: { data: { title: string } } }>;
+    const read = (i: number) => call(i, `/api/v1/fundraisers/slug/${f.slug}`) as Promise<{ status: number; body: { data: { title: string } }; etag: string | null }>;
     // Every process has it cached first.
     for (let i = 0; i < API; i += 1) expect((await read(i)).status).toBe(200);
     for (let i = 0; i < API; i += 1) await read(i);
     const title = `After ${randomUUID().slice(0, 6)}`;
+    // 1 s on an idle machine, stretched by how busy this one is (the mechanism, not the machine, is under test).
+    const bound = Math.round(1_000 * machineSlowdown());
     const edit = await fetch(`${cluster.apiUrl(0)}/api/v1/fundraisers/${f.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ownerBearer}` }, body: JSON.stringify({ title }) });
     expect(edit.status).toBe(200);
     const editedAt = Date.now();
     for (let i = 1; i < API; i += 1) {
-      await until(`api${i} to show the new title`, async () => (await read(i)).body.data.title === title, 10_000, 25);
+      // Seen once on a machine at load 15 (api1 still showed the old title after 10 s, not reproduced
+      // since): a failure says what the late process answers and what its read cache and replica did.
+      await until(`api${i} to show the new title`, async () => (await read(i)).body.data.title === title, 30_000, 25).catch(async (err: Error) => {
+        const late = await read(i);
+        const counters = (await scrape(i)).split('\n').filter((l) => /^(read_cache|db_reads|redis_)/.test(l));
+        const replica = await cluster.replicaSql<{ title: string }>(`select title from fundraisers where id = '${f.id}'`);
+        throw new Error(`${err.message}: api${i} answers "${late.body.data?.title}" (etag ${late.etag}); replica has "${replica[0]?.title}"; ${counters.join('; ')}`);
+      });
     }
-    expect(Date.now() - editedAt).toBeLessThanOrEqual(1_000);
+    expect(Date.now() - editedAt).toBeLessThanOrEqual(bound);
   });
 
   test('read-your-writes with the replica paused: the writer reads the write through every process, guests read on; the replica stopped, reads go on; started, it is used again', async () => {
