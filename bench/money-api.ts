@@ -1,7 +1,7 @@
 /** The real API process (`node --import tsx src/server.ts`, as `npm start`) on a bench database, loopback only. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../src/infra/free-port';
 
 export const WEBHOOK_SECRET = 'whsec_bench_money_0123456789abcdef';
 
@@ -9,17 +9,6 @@ export interface Api {
   child: ChildProcess;
   base: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
+import { freePort } from '../../src/infra/free-port';
 
 /**
  * The local production topology of decisions.md Part 4 ("Running as many processes") on one
@@ -52,9 +54,11 @@ export interface Cluster {
   apiState(i: number): Promise<string>;
   /** Waits until HAProxy sees API process i in `state` (default 'UP'). */
   waitApiState(i: number, state?: string, ms?: number): Promise<void>;
+  /** Stops the replica with a fast shutdown (its open sessions are ended, as an operator's restart would). */
   stopReplica(): Promise<void>;
   startReplica(): Promise<void>;
-  /** psql-less SQL on the primary or the replica: runs `sql` through node-postgres. */
+  /** Runs `sql` on the replica through node-postgres (pg_wal_replay_pause() and friends); answers its rows. */
+  replicaSql<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   stop(): Promise<void>;
 }
 
@@ -70,17 +74,6 @@ export function missingPackages(): string[] {
 }
 
 const bin = (name: string) => ['/usr/sbin', '/usr/bin', '/usr/local/bin'].map((d) => path.join(d, name)).find((p) => fs.existsSync(p)) ?? name;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -167,8 +160,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     );
     fs.appendFileSync(path.join(primaryDir, 'pg_hba.conf'), 'host replication all 127.0.0.1/32 trust\n');
     const pgStart = (d: string) => runPg('pg_ctl', ['-D', d, '-l', path.join(d, 'server.log'), '-w', '-t', '120', 'start']);
-    const pgStop = (d: string) => {
-      const [cmd, argv] = pgCmd('pg_ctl', ['-D', d, '-m', 'immediate', '-w', '-t', '60', 'stop']);
+    // Immediate for the teardown (a throw-away cluster); fast for a replica stopped under test.
+    const pgStop = (d: string, mode: 'immediate' | 'fast' = 'immediate') => {
+      const [cmd, argv] = pgCmd('pg_ctl', ['-D', d, '-m', mode, '-w', '-t', '60', 'stop']);
       spawnSync(cmd, argv, { stdio: 'ignore' });
     };
     pgStart(primaryDir);
@@ -241,8 +235,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       // The sandbox processor's signed events go through the balancer like Stripe's would.
       SANDBOX_WEBHOOK_URL: `${url}/api/v1/webhooks/stripe`,
       WEBHOOK_ALLOW_PRIVATE: 'true',
-      // HAProxy checks every 500 ms and marks a server down after 2 failures: 3 s covers it.
-      SHUTDOWN_DRAIN_MS: '3000',
+      // HAProxy checks every 500 ms and marks a server down after 3 failures (250 ms apart once
+      // one failed): about 1 s idle; the default 5 s leaves room for a busy machine.
+      SHUTDOWN_DRAIN_MS: '5000',
       LOG_LEVEL: 'warn',
       ...opts.env,
     };
@@ -344,8 +339,17 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       killWorker: async (i) => void (await signal(workers[i]!, 'SIGKILL')),
       apiState,
       waitApiState,
-      stopReplica: async () => pgStop(replicaDir),
+      stopReplica: async () => pgStop(replicaDir, 'fast'),
       startReplica: async () => pgStart(replicaDir),
+      replicaSql: async <T>(sql: string) => {
+        const client = new Client({ connectionString: replicaUrl, connectionTimeoutMillis: 10_000 });
+        await client.connect();
+        try {
+          return (await client.query(sql)).rows as T[];
+        } finally {
+          await client.end();
+        }
+      },
       stop,
     };
   } catch (err) {
@@ -399,7 +403,7 @@ async function stopChild(c: ChildProcess): Promise<void> {
 
 /**
  * HAProxy: round robin over the API processes, each checked on /readyz every 500 ms (down after
- * 2 failures, up after 2 successes), so a draining process (readyz 503 at SIGTERM, serving for
+ * 3 failures, up after 2 successes), so a draining process (readyz 503 at SIGTERM, serving for
  * SHUTDOWN_DRAIN_MS) leaves the rotation before it stops accepting. A connection refused (a
  * process killed before the check noticed) is retried on another server (retries + redispatch);
  * only connection failures are retried, never a request a server may have started (a gift).
@@ -427,7 +431,12 @@ export function haproxyConfig(port: number, statsPort: number, apiPorts: number[
     '  balance roundrobin',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    '  default-server inter 500ms fastinter 250ms downinter 500ms fall 2 rise 2',
+    // A check answers within `timeout check` (else HAProxy's default is `inter`: 500 ms, which a
+    // busy machine misses on every server at once, leaving none); /readyz itself answers within
+    // 800 ms. A draining process answers 503 at once and a killed one refuses at once, so
+    // fall 3 x fastinter still leaves the rotation well inside SHUTDOWN_DRAIN_MS.
+    '  timeout check 3s',
+    '  default-server inter 500ms fastinter 250ms downinter 500ms fall 3 rise 2',
     ...apiPorts.map((p, i) => `  server api${i} 127.0.0.1:${p} check`),
     'listen stats',
     `  bind 127.0.0.1:${statsPort}`,

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../infra/free-port';
 import { postgresUser, reachableBinaries, reachableDataDir, type PgUser } from './postgres-user';
 import { UserCluster } from './user-cluster';
 
@@ -12,18 +12,6 @@ export interface EmbeddedDb {
   /** Where the cluster's files are (DATA_DIR/pg, or where root had to put them). */
   dataDir: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The port of a live postmaster on `databaseDir`, or null (a stale lock file is removed). */

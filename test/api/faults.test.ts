@@ -4,7 +4,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import Stripe from 'stripe';
 import { buildApp } from '../../src/app';
 import type { AppContext } from '../../src/context';
 import { createContext } from '../../src/create-context';
@@ -17,8 +16,8 @@ import { checkLedger } from '../../src/modules/integrity';
 import { testConfig } from '../helpers/app';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
+import { paymentSucceeded, signedEvent, type Gift as PaidGift } from '../helpers/gift-events';
 import { freePort, machineSlowdown, ROOT, until } from '../helpers/processes';
-import { stripeEvent } from '../helpers/stripe';
 
 /**
  * Fault injection (issue 16, decisions.md Part 3 "Outages"): the app on a Postgres and a Redis of
@@ -50,8 +49,6 @@ let base: string;
 let secret: string;
 let fundraiserId: string;
 let frozen: number[] = [];
-
-const stripe = new Stripe('sk_test_faults_offline');
 
 function startRedis(): Promise<void> {
   redisProc = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -192,27 +189,10 @@ async function call(what: string, pathname: string, init: RequestInit = {}, ip =
   return { status: res.status, body };
 }
 
-interface Gift {
-  donation_id: string;
-  payment_intent_id: string;
-  amount_cents: number;
-  tip_cents: number;
-  currency: string;
+interface Gift extends PaidGift {
   acked: boolean;
 }
 const gifts: Gift[] = [];
-
-const piSucceeded = (g: Gift) =>
-  stripeEvent('payment_intent.succeeded', {
-    id: g.payment_intent_id,
-    object: 'payment_intent',
-    amount: g.amount_cents + g.tip_cents,
-    amount_received: g.amount_cents + g.tip_cents,
-    currency: g.currency.toLowerCase(),
-    status: 'succeeded',
-    latest_charge: `ch_${g.payment_intent_id.replace(/^pi_/, '')}`,
-    metadata: { kind: 'donation', donation_id: g.donation_id },
-  });
 
 /** The processor says the payment went through, then its webhook arrives (Stripe retries until a 2xx). */
 async function settle(g: Gift): Promise<void> {
@@ -221,9 +201,8 @@ async function settle(g: Gift): Promise<void> {
   } catch {
     return; // the database is away: the next delivery tries again
   }
-  const payload = JSON.stringify(piSucceeded(g));
-  const header = stripe.webhooks.generateTestHeaderString({ payload, secret });
-  const res = await call('webhook', '/api/v1/webhooks/stripe', { method: 'POST', body: payload, headers: { 'Stripe-Signature': header } });
+  const { payload, signature } = signedEvent('payment_intent.succeeded', paymentSucceeded(g), secret);
+  const res = await call('webhook', '/api/v1/webhooks/stripe', { method: 'POST', body: payload, headers: { 'Stripe-Signature': signature } });
   if (res.status === 200) g.acked = true;
 }
 

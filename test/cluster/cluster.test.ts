@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
 import { createDb, type Db } from '../../src/db/knex';
+import { parseLsn } from '../../src/db/replica-probe';
 import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
 import { checkLedger } from '../../src/modules/integrity';
 import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
 import { createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
-import { Load, signedEvent, succeeded, type Gift } from './load';
+import { machineSlowdown } from '../helpers/processes';
+import { paymentSucceeded, signedEvent, type Gift } from '../helpers/gift-events';
+import { Load } from './load';
 
 /**
- * Issue 25 item 5: the local production topology (npm run cluster: HAProxy checking /readyz,
- * 3 API processes, 2 workers, PgBouncer in transaction mode, a primary and its streaming replica,
- * Redis), started once, under a steady mix of guest reads, signed-in reads and gifts.
+ * Issue 25 section 5, its seven items: the local production topology (npm run cluster: HAProxy
+ * checking /readyz, 3 API processes, 2 workers, PgBouncer in transaction mode, a primary and its
+ * streaming replica, Redis), started once, under a steady mix of guest reads, signed-in reads and gifts.
  * Deadlines are generous (a busy machine), there are no throughput thresholds.
  */
 const missing = missingPackages();
@@ -40,6 +44,54 @@ async function expectPaid(gifts: Gift[]): Promise<void> {
     const rows = await db('donations').whereIn('id', ids).select('id', 'status');
     return rows.length === ids.length && rows.every((r) => r.status === 'paid');
   }, 30_000);
+}
+
+/** A client address of its own for each direct request, so per-address limits never refuse the test's own reads. */
+const ip = () => `198.18.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+const owned = () => ({ Authorization: `Bearer ${ownerBearer}` });
+
+/** A request straight to API process i (HAProxy bypassed), as from a client behind the balancer. */
+async function call(i: number, path: string, init: RequestInit = {}): Promise<{ status: number; body: any; etag: string | null }> {
+  const res = await fetch(`${cluster.apiUrl(i)}${path}`, { ...init, headers: { 'X-Forwarded-For': ip(), ...(init.headers as Record<string, string>) }, signal: AbortSignal.timeout(60_000) });
+  const text = await res.text();
+  const etag = res.headers.get('etag');
+  try {
+    return { status: res.status, body: JSON.parse(text), etag };
+  } catch {
+    return { status: res.status, body: text, etag };
+  }
+}
+
+/** API process i's Prometheus scrape (loopback needs no METRICS_TOKEN). */
+const scrape = async (i: number) => (await fetch(`${cluster.apiUrl(i)}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
+
+/** One sample of a counter family (0 when absent), e.g. metric(text, 'db_reads_total', 'target="replica"'). */
+function metric(text: string, name: string, labels: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+/** Waits until the replica has replayed campaign `id` with `title`. */
+async function replicaHas(id: string, title: string): Promise<void> {
+  await until(`the replica to replay campaign ${id}`, async () => (await cluster.replicaSql<{ title: string }>(`select title from fundraisers where id = '${id}'`))[0]?.title === title, 30_000);
+}
+
+/**
+ * Waits until every API process has served a guest read from the replica (db_reads_total), reading
+ * the load's campaign as a guest through each meanwhile (each gift the load settles drops it from
+ * the read cache, so the next read is a fill: a database read). Answers the reads that were not 200.
+ */
+async function replicaUsedByEveryProcess(): Promise<Array<{ status: number; body: unknown }>> {
+  const start = await Promise.all(Array.from({ length: API }, async (_, i) => metric(await scrape(i), 'db_reads_total', 'target="replica"')));
+  const bad: Array<{ status: number; body: unknown }> = [];
+  for (let i = 0; i < API; i += 1) {
+    await until(`api${i} to read from the replica`, async () => {
+      const read = await call(i, `/api/v1/fundraisers/${campaign.id}`);
+      if (read.status !== 200) bad.push(read);
+      return metric(await scrape(i), 'db_reads_total', 'target="replica"') > start[i]!;
+    }, 60_000, 200);
+  }
+  return bad;
 }
 
 suite('the cluster under load', () => {
@@ -112,7 +164,7 @@ suite('the cluster under load', () => {
     }
     const since = new Date(Date.now() - 1000);
     for (const g of gifts) {
-      const { payload, signature } = signedEvent('payment_intent.succeeded', succeeded(g), secret);
+      const { payload, signature } = signedEvent('payment_intent.succeeded', paymentSucceeded(g), secret);
       const ack = await fetch(`${cluster.url}/api/v1/webhooks/stripe`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature }, body: payload });
       expect(ack.status).toBe(200);
     }
@@ -141,21 +193,132 @@ suite('the cluster under load', () => {
 
   test('an edit through one process is on a guest read through every other within 1 s', async () => {
     const f = await createFundraiser(db, owner.id, { title: `Before ${randomUUID().slice(0, 6)}` });
-    const read = (i: number) => fetch(`${cluster.apiUrl(i)}/api/v1/fundraisers/slug/${f.slug}`).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: { title: string } } }));
+    // Made straight in the primary: a guest read may be answered by the replica (within its lag bound) until it has replayed it.
+    await replicaHas(f.id, f.title);
+    const read = (i: number) => call(i, `/api/v1/fundraisers/slug/${f.slug}`) as Promise<{ status: number; body: { data: { title: string } }; etag: string | null }>;
     // Every process has it cached first.
     for (let i = 0; i < API; i += 1) expect((await read(i)).status).toBe(200);
     for (let i = 0; i < API; i += 1) await read(i);
     const title = `After ${randomUUID().slice(0, 6)}`;
+    // 1 s on an idle machine, stretched by how busy this one is (the mechanism, not the machine, is under test).
+    const bound = Math.round(1_000 * machineSlowdown());
     const edit = await fetch(`${cluster.apiUrl(0)}/api/v1/fundraisers/${f.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ownerBearer}` }, body: JSON.stringify({ title }) });
     expect(edit.status).toBe(200);
     const editedAt = Date.now();
     for (let i = 1; i < API; i += 1) {
-      await until(`api${i} to show the new title`, async () => (await read(i)).body.data.title === title, 10_000, 25);
+      // Seen once on a machine at load 15 (api1 still showed the old title after 10 s, not reproduced
+      // since): a failure says what the late process answers and what its read cache and replica did.
+      await until(`api${i} to show the new title`, async () => (await read(i)).body.data.title === title, 30_000, 25).catch(async (err: Error) => {
+        const late = await read(i);
+        const counters = (await scrape(i)).split('\n').filter((l) => /^(read_cache|db_reads|redis_)/.test(l));
+        const replica = await cluster.replicaSql<{ title: string }>(`select title from fundraisers where id = '${f.id}'`);
+        throw new Error(`${err.message}: api${i} answers "${late.body.data?.title}" (etag ${late.etag}); replica has "${replica[0]?.title}"; ${counters.join('; ')}`);
+      });
     }
-    expect(Date.now() - editedAt).toBeLessThanOrEqual(1_000);
+    expect(Date.now() - editedAt).toBeLessThanOrEqual(bound);
   });
 
-  test.todo('read-your-writes with the replica paused, reads go on with the replica stopped: waits for DATABASE_REPLICA_URLS (issue 25 item 2, branch i25-replica), not merged here; the cluster already runs the replica and passes its URL');
+  test('read-your-writes with the replica paused: the writer reads the write through every process, guests read on; the replica stopped, reads go on; started, it is used again', async () => {
+    const f = await createFundraiser(db, owner.id, { title: `Replica ${randomUUID().slice(0, 6)}` });
+    await replicaHas(f.id, f.title);
+    const replicaTitle = async () => (await cluster.replicaSql<{ title: string }>(`select title from fundraisers where id = '${f.id}'`))[0]?.title;
+    const redis = new Redis(cluster.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+    const load = new Load(loadTarget()).start(4);
+    let paused = false;
+    try {
+      // The replica is in use before anything happens to it, on every process.
+      expect(await replicaUsedByEveryProcess()).toEqual([]);
+
+      await cluster.replicaSql('select pg_wal_replay_pause()');
+      paused = true;
+      for (let w = 0; w < API; w += 1) {
+        const title = `Paused ${w} ${randomUUID().slice(0, 6)}`;
+        const edit = await call(w, `/api/v1/fundraisers/${f.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', ...owned() }, body: JSON.stringify({ title }) });
+        expect(edit.status).toBe(200);
+        // The writer's very next read, through each process (the writing one last): the write, at once.
+        for (const r of [...Array.from({ length: API }, (_, k) => (w + 1 + k) % API)]) {
+          const read = await call(r, `/api/v1/fundraisers/${f.id}`, { headers: owned() });
+          expect({ via: `api${w} -> api${r}`, status: read.status, title: read.body.data?.title }).toEqual({ via: `api${w} -> api${r}`, status: 200, title });
+        }
+        // Not from the replica: it has not replayed the write. The write's position is shared
+        // through Redis, past the replica's, so any process sends this caller to the primary even
+        // before the change notification reaches it (the read cache's fence would, after it).
+        expect(await replicaTitle()).not.toBe(title);
+        const written = BigInt((await redis.get(`${cluster.env.RATE_LIMIT_PREFIX ?? 'rl:'}ryw:${owner.id}`)) ?? '0');
+        const replayed = parseLsn((await cluster.replicaSql<{ lsn: string }>('select pg_last_wal_replay_lsn()::text as lsn'))[0]?.lsn) ?? 0n;
+        expect(written > replayed).toBe(true);
+      }
+      // Guests read on, through every process and the balancer.
+      for (let i = 0; i < API; i += 1) expect((await call(i, `/api/v1/fundraisers/${f.id}`)).status).toBe(200);
+      expect((await fetch(`${cluster.url}/api/v1/fundraisers/slug/${f.slug}`, { headers: { 'X-Forwarded-For': ip() } })).status).toBe(200);
+
+      // Stopped (fast shutdown: its sessions end under the processes' pools): reads go on, no 5xx.
+      await cluster.stopReplica();
+      paused = false;
+      const stoppedAt = Date.now();
+      let reads = 0;
+      while (Date.now() - stoppedAt < 3_000 || reads < 3 * API) {
+        const i = reads % API;
+        const guest = await call(i, `/api/v1/fundraisers/${f.id}`);
+        const signedIn = await call(i, `/api/v1/fundraisers/${f.id}`, { headers: owned() });
+        expect({ guest: guest.status, signedIn: signedIn.status }).toEqual({ guest: 200, signedIn: 200 });
+        reads += 1;
+      }
+      await cluster.startReplica();
+      // Started again (replaying from where it stopped, no longer paused): used again, by every process.
+      expect(await replicaUsedByEveryProcess()).toEqual([]);
+    } finally {
+      if (paused) await cluster.replicaSql('select pg_wal_replay_resume()').catch(() => undefined);
+      await cluster.startReplica().catch(() => undefined);
+      await load.stop();
+      redis.disconnect();
+    }
+    expect(load.failures).toEqual([]);
+    await expectPaid(load.paid);
+  });
+
+  test('a rate limit hit through the balancer across the processes lets exactly its cap through', async () => {
+    // `strict` (5 a minute per client address, its bucket in Redis), on a request that changes
+    // nothing: an unknown confirmation token answers 400 once let through.
+    const CAP = 5;
+    const load = new Load(loadTarget()).start(4);
+    try {
+      for (let attempt = 1; ; attempt += 1) {
+        const before = await Promise.all(Array.from({ length: API }, (_, i) => scrape(i)));
+        const client = `203.0.113.${200 + attempt}`;
+        const answers = await Promise.all(
+          Array.from({ length: 3 * CAP }, () =>
+            fetch(`${cluster.url}/api/v1/privacy/requests/confirm`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': client },
+              body: JSON.stringify({ token: `not-a-token-${randomUUID()}` }),
+            }).then(async (r) => ({ status: r.status, limit: r.headers.get('ratelimit-limit'), retryAfter: r.headers.get('retry-after'), body: await r.text() })),
+          ),
+        );
+        const after = await Promise.all(Array.from({ length: API }, (_, i) => scrape(i)));
+        // A Redis command slower than its timeout sends a process to per-process buckets (a
+        // deliberate fallback, Part 3 "Outages"): that burst says nothing about the shared one.
+        const switched = after.some((m, i) => metric(m, 'redis_circuit_switches_total', 'state="local"') !== metric(before[i]!, 'redis_circuit_switches_total', 'state="local"'));
+        if (switched && attempt < 3) continue;
+        expect(switched).toBe(false);
+        expect(answers.map((a) => a.limit)).toEqual(answers.map(() => String(CAP)));
+        const through = answers.filter((a) => a.status !== 429);
+        expect(through.map((a) => a.status)).toEqual(Array.from({ length: CAP }, () => 400));
+        const refused = answers.filter((a) => a.status === 429);
+        expect(refused).toHaveLength(2 * CAP);
+        for (const r of refused) expect(r.retryAfter).toMatch(/^\d+$/);
+        // Spread over the processes: each refusal is counted by the process that answered it.
+        const perProcess = after.map((m, i) => metric(m, 'rate_limit_refusals_total', 'limiter="strict"') - metric(before[i]!, 'rate_limit_refusals_total', 'limiter="strict"'));
+        expect(perProcess.reduce((a, b) => a + b, 0)).toBe(2 * CAP);
+        expect(perProcess.filter((n) => n > 0).length).toBeGreaterThan(1);
+        break;
+      }
+    } finally {
+      await load.stop();
+    }
+    expect(load.failures).toEqual([]);
+    await expectPaid(load.paid);
+  });
 
   test('the shuffled duplicate webhook storm, spread over the processes, ends exact with a clean check-ledger', async () => {
     const f = await createFundraiser(db, owner.id, { goal_amount_cents: 100_000_000 });
@@ -173,7 +336,7 @@ suite('the cluster under load', () => {
     let seed = 25;
     const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
     const events = gifts.flatMap((g, i) => {
-      const ev = [signedEvent('payment_intent.succeeded', succeeded(g), secret)];
+      const ev = [signedEvent('payment_intent.succeeded', paymentSucceeded(g), secret)];
       if (i % 3 === 0) {
         const gross = g.amount_cents + g.tip_cents;
         ev.push(signedEvent('charge.refunded', { id: `ch_${g.payment_intent_id.replace(/^pi_/, '')}`, object: 'charge', amount: gross, amount_refunded: gross, refunded: true, currency: g.currency.toLowerCase(), payment_intent: g.payment_intent_id, metadata: { kind: 'donation', donation_id: g.donation_id } }, secret));

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
+import { paymentSucceeded, signedEvent, type Gift } from '../helpers/gift-events';
 
 /**
  * A small load generator for the cluster tests: a few concurrent loops, each doing guest reads,
  * signed-in reads and gifts (create-intent, then the processor's signed payment_intent.succeeded,
  * redelivered until acknowledged as Stripe does) through the balancer. Every failure is recorded
- * (a 5xx or a connection error) with when its request started and ended.
+ * (a 5xx or a connection error) with when its request started and ended. Closed loops (each waits
+ * for its answer): the cluster's tests count failures. The faults test (test/api/faults.test.ts)
+ * paces its load instead (a tick every 250 ms, answers timed), since it measures answer times while
+ * the database is away; both play the processor through test/helpers/gift-events.ts.
  */
-const stripe = new Stripe('sk_test_helpers_offline');
-
 export interface Failure {
   op: string;
   what: string;
@@ -26,32 +27,6 @@ export interface LoadTarget {
 
 /** A random documentation-range client address, so per-client limits never refuse the load. */
 const clientIp = () => `198.51.100.${1 + Math.floor(Math.random() * 254)}`;
-
-export function signedEvent(type: string, object: Record<string, unknown>, secret: string, id = `evt_cluster_${randomUUID()}`) {
-  const payload = JSON.stringify({ id, object: 'event', api_version: '2025-01-27.acacia', created: Math.floor(Date.now() / 1000), type, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, data: { object } });
-  return { payload, signature: stripe.webhooks.generateTestHeaderString({ payload, secret }) };
-}
-
-export interface Gift {
-  donation_id: string;
-  payment_intent_id: string;
-  amount_cents: number;
-  tip_cents: number;
-  currency: string;
-}
-
-export function succeeded(g: Gift) {
-  return {
-    id: g.payment_intent_id,
-    object: 'payment_intent',
-    amount: g.amount_cents + g.tip_cents,
-    amount_received: g.amount_cents + g.tip_cents,
-    currency: g.currency.toLowerCase(),
-    status: 'succeeded',
-    latest_charge: `ch_${g.payment_intent_id.replace(/^pi_/, '')}`,
-    metadata: { kind: 'donation', donation_id: g.donation_id },
-  };
-}
 
 export class Load {
   readonly failures: Failure[] = [];
@@ -87,7 +62,7 @@ export class Load {
     if (res?.status !== 201) return;
     const g = ((await res.json()) as { data: Gift }).data;
     // The processor's delivery, retried until acknowledged (Stripe retries for days).
-    const { payload, signature } = signedEvent('payment_intent.succeeded', succeeded(g), this.t.webhookSecret);
+    const { payload, signature } = signedEvent('payment_intent.succeeded', paymentSucceeded(g), this.t.webhookSecret);
     const end = Date.now() + 60_000;
     while (Date.now() < end) {
       const ack = await this.call('webhook', '/api/v1/webhooks/stripe', { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature }, body: payload });

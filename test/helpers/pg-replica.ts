@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './processes';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -30,17 +30,6 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 function as(cmd: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   const file = path.join(BIN, cmd);
   return isRoot ? run('runuser', ['-u', 'postgres', '--', file, ...args]) : run(file, args);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function serverFlags(port: number, dir: string): string {

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -7,17 +6,8 @@ import path from 'node:path';
 export const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
-/** A TCP port that was free on 127.0.0.1 a moment ago (for a server process a test starts). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port that was free on 127.0.0.1 a moment ago (one copy for src, scripts, bench and tests). */
+export { freePort } from '../../src/infra/free-port';
 
 export interface CliResult {
   code: number | null;
