@@ -22,6 +22,21 @@ export async function benchDatabaseUrl(): Promise<string | undefined> {
   return u.toString();
 }
 
+/** A new, empty database `name` on the server of `base` (dropped first when it exists); its URL. */
+export async function freshDatabase(base: string, name: string): Promise<string> {
+  const admin = new Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
 /** Seeds `n` bench campaigns unless they are there already (or BENCH_RESEED is set). */
 export async function ensureSeeded(db: Db, n: number, log: (m: string) => void): Promise<void> {
   const have = Number((await db.raw(`select count(*) n from fundraisers where slug like 'bench-%'`)).rows[0].n);

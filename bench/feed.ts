@@ -15,6 +15,7 @@ import { createDb, migrateLatest, type Db } from '../src/db/knex';
 import { recipients } from '../src/modules/feed/feed.connections.reads';
 import * as repo from '../src/modules/feed/feed.repo';
 import * as feed from '../src/modules/feed/feed.updates.reads';
+import { freshDatabase } from './db';
 
 const DB_NAME = 'cf_feed_bench';
 const HOLDERS = 5_000;
@@ -23,17 +24,6 @@ const FOLLOWED = 1_000;
 const GIFTED = 50;
 const RUNS = Number(process.env.FEED_RUNS ?? 25);
 const log = (m: string) => console.log(`[feed-bench] ${m}`);
-
-async function freshDatabase(base: string): Promise<string> {
-  const admin = new Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${DB_NAME}`;
-  return u.toString();
-}
 
 async function seed(db: Db): Promise<string> {
   const t0 = Date.now();
@@ -140,7 +130,7 @@ async function fnIn(trx: Db, fn: () => Promise<unknown>) {
 async function main() {
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('DATABASE_URL is required (a Postgres server; the bench builds its own database)');
-  const url = await freshDatabase(base);
+  const url = await freshDatabase(base, DB_NAME);
   benchUrl = url;
   const db = createDb(url, { max: 4 });
   try {

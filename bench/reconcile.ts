@@ -9,11 +9,11 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:reconcile
  *   BENCH_RECONCILE_TXNS=20000 (a busy machine)   BENCH_RECONCILE_BUDGET_S=120
  */
-import { Client } from 'pg';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { createPaymentProcessor } from '../src/integrations/payments';
 import { reconcileDay } from '../src/modules/reconciliation';
+import { freshDatabase } from './db';
 import { runBench } from './deadline';
 
 const N = Number(process.env.BENCH_RECONCILE_TXNS ?? 100_000);
@@ -23,21 +23,10 @@ const DAY = '2026-01-15';
 const log = (m: string) => process.stdout.write(`[reconcile] ${m}\n`);
 const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
 
-async function freshDatabase(): Promise<string> {
-  const base = process.env.DATABASE_URL;
-  if (!base) throw new Error('DATABASE_URL (a Postgres server) is required');
-  const admin = new Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`drop database if exists ${DB_NAME} with (force)`);
-  await admin.query(`create database ${DB_NAME}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${DB_NAME}`;
-  return u.toString();
-}
-
 async function main() {
-  const url = await freshDatabase();
+  const server = process.env.DATABASE_URL;
+  if (!server) throw new Error('DATABASE_URL (a Postgres server) is required');
+  const url = await freshDatabase(server, DB_NAME);
   const config = parseConfig({ DATABASE_URL: url, NODE_ENV: 'production', LOG_LEVEL: 'warn', SANDBOX_WEBHOOK_URL: 'off' });
   const handle = await connectDatabase(config, { migrate: true, statementTimeoutMs: 0 });
   const db = handle.db;
