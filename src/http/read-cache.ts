@@ -97,11 +97,13 @@ export class ReadCache {
    * readers would otherwise all wait on the database after each gift.
    */
   async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
-    assertReadCached(res);
+    const ticket = assertReadCached(res);
     if (!this.active) {
       this.count('bypass');
       return sendPrepared(req, res, (await compute()).answer);
     }
+    // The next guest request for this URL can then be answered before Express (fast-hit.ts).
+    ticket?.learn(req, key);
     const hit = this.local.get(key);
     if (hit && hit.staleSince === null) {
       this.count('hit');
@@ -114,6 +116,20 @@ export class ReadCache {
     }
     this.count('miss');
     sendPrepared(req, res, (await this.fill(key, compute)).answer);
+  }
+
+  /**
+   * The fresh answer of `key`, not yet counted (the fast path counts it with `countHit` once it
+   * answers from it): null when absent, stale or while the cache only passes through.
+   */
+  freshAnswer(key: string): PreparedAnswer | null {
+    if (!this.active) return null;
+    const e = this.local.get(key);
+    return e !== undefined && e.staleSince === null ? e.answer : null;
+  }
+
+  countHit(): void {
+    this.count('hit');
   }
 
   /**
