@@ -115,7 +115,7 @@ describe('a fast-path hit answers what the full path answers', () => {
   it('leaves cookies, credentials, bodies and other methods to the full path', async () => {
     const path = `${api}/fundraisers/slug/${f.slug}`;
     await compare(path);
-    for (const headers of [{ Cookie: 'lang=ru' }, { 'Content-Length': '0' }]) {
+    for (const headers of [{ Cookie: 'lang=ru' }, { 'Content-Length': '0' }] as Headers[]) {
       const before = serves;
       await get(t.app, path, headers).expect(200);
       expect({ headers, served: serves - before }).toEqual({ headers, served: 1 });
