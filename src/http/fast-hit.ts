@@ -125,7 +125,9 @@ export class FastHits {
       },
       // A store that fails: the full path's limiter decides (it passes the request on a store error).
       () => fullPath(),
-    ).catch(fullPath);
+    ).catch(() => {
+      if (!res.headersSent) fullPath();
+    });
   }
 
   private answer(req: Request, res: Response, route: FastRoute, a: PreparedAnswer, hits: number, resetAt: number | undefined, start: bigint): void {

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import Redis from 'ioredis';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
@@ -19,6 +20,10 @@ let t: TestApp;
 let full: Express;
 let f: FundraiserRow;
 let serves = 0;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+let redis: Redis | null = null;
+/** The same pair with the limiter's buckets in Redis (the fast path then counts asynchronously). */
+let shared: { t: TestApp; full: Express } | null = null;
 let ipSeq = 0;
 // A new client address per request: both apps' buckets then show the same RateLimit values.
 const freshIp = () => `10.77.${Math.floor((ipSeq += 1) / 250)}.${(ipSeq % 250) + 1}`;
@@ -31,15 +36,37 @@ beforeAll(async () => {
   const seen = t.ctx.readCache!.counts.invalidation;
   f = await createFundraiser(db, owner.id, {});
   await until('the insert notification', async () => t.ctx.readCache!.counts.invalidation > seen, 2_000, 5);
-  const serve = t.ctx.readCache!.serve.bind(t.ctx.readCache!);
-  t.ctx.readCache!.serve = (...args) => {
-    serves += 1;
-    return serve(...args);
-  };
+  for (const app of [t]) {
+    const serve = app.ctx.readCache!.serve.bind(app.ctx.readCache!);
+    app.ctx.readCache!.serve = (...args) => {
+      serves += 1;
+      return serve(...args);
+    };
+  }
+  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    redis = client;
+    const st = createTestApp({ redis, env: { READ_CACHE: 'true', TRUST_PROXY: 'loopback', RATE_LIMIT_PREFIX: `fasthit${Date.now()}:` } });
+    expect(await st.ctx.readCache!.ready()).toBe(true);
+    shared = { t: st, full: buildApp(st.ctx, undefined, { fastHits: false }) };
+    const serve = st.ctx.readCache!.serve.bind(st.ctx.readCache!);
+    st.ctx.readCache!.serve = (...args) => {
+      serves += 1;
+      return serve(...args);
+    };
+  } catch (err) {
+    client.disconnect();
+    if (process.env.CI) throw new Error(`Redis at ${REDIS_URL} is unreachable under CI: ${String(err)}`);
+    console.warn(`SKIPPED: the fast path with Redis buckets needs a Redis at ${REDIS_URL}; none answered.`);
+  }
 });
 
 afterAll(async () => {
   await t.ctx.readCache?.close();
+  await shared?.t.ctx.readCache?.close();
+  if (redis) await redis.quit();
   await closeDb();
 });
 
@@ -64,11 +91,11 @@ function shape(r: request.Response, keepId: boolean) {
  * Warms the cache and teaches the fast app the URL, then asks both: the fast app must answer
  * without the route pipeline (no ReadCache.serve call) and exactly as the full app does.
  */
-async function compare(path: string, headers: Headers = {}) {
-  await get(t.app, path, headers).expect(200); // fills (or hits) through the full pipeline and learns the URL
-  const fromFull = await get(full, path, headers);
+async function compare(path: string, headers: Headers = {}, pair: { t: TestApp; full: Express } = { t, full }) {
+  await get(pair.t.app, path, headers).expect(200); // fills (or hits) through the full pipeline and learns the URL
+  const fromFull = await get(pair.full, path, headers);
   const before = serves;
-  const fromFast = await get(t.app, path, headers);
+  const fromFast = await get(pair.t.app, path, headers);
   expect({ path, served: serves - before }).toEqual({ path, served: 0 });
   const keepId = headers['X-Request-Id'] !== undefined;
   expect(shape(fromFast, keepId)).toEqual(shape(fromFull, keepId));
@@ -145,5 +172,19 @@ describe('a fast-path hit answers what the full path answers', () => {
       body: { ...(JSON.parse((r.body as Buffer).toString()) as object), request_id: undefined },
     });
     expect(same(fast429)).toEqual(same(full429));
+  });
+
+  it('counts in Redis buckets the same way when the limiter keeps them there', async () => {
+    if (!shared) return;
+    for (const path of [`${api}/fundraisers/slug/${f.slug}`, `${api}/fundraisers`]) {
+      const r = await compare(path, {}, shared);
+      expect(r.headers['ratelimit-remaining']).toBe('299');
+    }
+    // One address through both apps: one shared bucket, counted once per request by either path.
+    const ip = '10.79.0.1';
+    const path = `${api}/fundraisers/slug/${f.slug}`;
+    const seen = [];
+    for (const app of [shared.t.app, shared.full, shared.t.app]) seen.push((await get(app, path).set('X-Forwarded-For', ip)).headers['ratelimit-remaining']);
+    expect(seen).toEqual(['299', '298', '297']);
   });
 });
