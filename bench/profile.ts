@@ -5,7 +5,7 @@
  * inspector) over the measured slice only, and prints where the server's CPU went per request:
  * by package/area and the top functions by self time.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/profile.ts [signed|guest|id-signed]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/profile.ts [signed|guest|id-signed|list]
  *   PROFILE_SECONDS=10 PROFILE_CONNECTIONS=32 BENCH_DB=cf_bench
  */
 import { spawn } from 'node:child_process';
@@ -123,7 +123,12 @@ async function main() {
   const port = Number((await seen(/port=(\d+)/))[1]);
   const token = /token=(\S+)/.exec(out)?.[1] ?? '';
   const signed = which.includes('signed');
-  const paths = which.startsWith('id') ? rows.map((r) => `/api/v1/fundraisers/${r.id}`) : rows.map((r) => `/api/v1/fundraisers/slug/${r.slug}`);
+  const paths =
+    which === 'list'
+      ? [0, 0, 0, 20, 40].map((o) => `/api/v1/fundraisers?offset=${o}`)
+      : which.startsWith('id')
+        ? rows.map((r) => `/api/v1/fundraisers/${r.id}`)
+        : rows.map((r) => `/api/v1/fundraisers/slug/${r.slug}`);
   const headers = signed ? { Authorization: `Bearer ${token}` } : undefined;
   const base = `http://127.0.0.1:${port}`;
   await runLoad(base, paths, { connections: CONNECTIONS, seconds: 3, headers });

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import type { AppContext } from './context';
 import { addVary } from './http/caching';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
+import { FastHits } from './http/fast-hit';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
 import { EXPOSED_HEADERS, partnerCors } from './http/cors';
@@ -38,7 +39,7 @@ const LITERAL = /^[\w.~-]+$/;
  * segments never match the same URL, so the order within each router is the table's order.
  * Routes starting with a parameter (none today) come last in the table and are tried last.
  */
-function mountAll(mods: RouteModule[], ctx: AppContext, limiters: Limiters): RequestHandler {
+function mountAll(mods: RouteModule[], ctx: AppContext, limiters: Limiters, fast: FastHits | null): RequestHandler {
   const routes = orderRoutes(mods);
   assertUnambiguous(routes);
   const bySegment = new Map<string, express.Router>();
@@ -53,7 +54,7 @@ function mountAll(mods: RouteModule[], ctx: AppContext, limiters: Limiters): Req
       if (key === undefined) rest = router;
       else bySegment.set(key, router);
     }
-    router[route.method](path, ...buildRouteHandlers(route, ctx, limiters));
+    router[route.method](path, ...buildRouteHandlers(route, ctx, limiters, fast));
   }
   const fallback = rest;
   return (req, res, next) => {
@@ -89,7 +90,7 @@ function headersSetBy(mw: RequestHandler, req: Partial<Request>): Array<[string,
  * values depend only on its options. The Vary keeps shared caches of the public reads from
  * serving one origin's answer to another. Preflights (OPTIONS) still go through cors itself.
  */
-function staticHeaders(config: AppContext['config'], modules: RouteModule[]): RequestHandler {
+function staticHeaders(config: AppContext['config'], modules: RouteModule[]): { middleware: RequestHandler; partners: boolean } {
   // Helmet defaults, except that a service reached over plain http must not tell browsers to
   // upgrade its own asset requests (the docs page would then fail to load its scripts), nor send
   // Cross-Origin-Opener-Policy, which browsers ignore there with a console error on every page.
@@ -109,10 +110,14 @@ function staticHeaders(config: AppContext['config'], modules: RouteModule[]): Re
     next();
   };
   // CORS_ORIGINS (partner sites) may call the public reads without credentials; see http/cors.ts.
-  const withPartners = partnerCors(config, modules, site) ?? site;
-  return (req, res, next) => {
-    for (const [name, value] of secure) res.setHeader(name, value);
-    withPartners(req, res, next);
+  const partners = partnerCors(config, modules, site);
+  const withPartners = partners ?? site;
+  return {
+    middleware: (req, res, next) => {
+      for (const [name, value] of secure) res.setHeader(name, value);
+      withPartners(req, res, next);
+    },
+    partners: partners !== null,
   };
 }
 
@@ -158,8 +163,27 @@ function rawBodyPathsOf(modules: RouteModule[]): Set<string> {
   );
 }
 
+/**
+ * Puts the read cache's fast path (http/fast-hit.ts) in front of Express: a request it does not
+ * answer goes to Express's own handle unchanged. The prototypes are set first, as handle does,
+ * so the fast path reads `req.ip` as the routes do (a no-op for a server from app.listen).
+ */
+function answerHitsFirst(app: Express, fast: FastHits): void {
+  const expressHandle = (app as unknown as { handle: (req: Request, res: express.Response, done?: unknown) => void }).handle;
+  (app as unknown as { handle: typeof expressHandle }).handle = function handle(req, res, done) {
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    fast.handle(req, res, () => expressHandle.call(app, req, res, done));
+  };
+}
+
+export interface BuildOptions {
+  /** Answer fresh read-cache hits before Express (default true; the comparison test turns it off). */
+  fastHits?: boolean;
+}
+
 /** The Express app for a context; no listen (tests drive it with supertest). */
-export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ctx.config)): Express {
+export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ctx.config), opts: BuildOptions = {}): Express {
   const { config } = ctx;
   const app = express();
   app.disable('x-powered-by');
@@ -169,7 +193,9 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   observeDatabase(ctx.db);
   observeRedis(ctx.redis);
   app.use(requestLogging(app, ctx.log));
-  app.use(staticHeaders(config, modules));
+  const statics = staticHeaders(config, modules);
+  app.use(statics.middleware);
+  const fast = ctx.readCache && opts.fastHits !== false ? new FastHits(ctx.readCache, statics.middleware, ctx.log, statics.partners) : null;
   const parseCookies = cookieParser();
   const csrf = csrfProtection(config);
   // The raw bytes are kept only where a route asks for them (the Stripe webhook's signature check).
@@ -206,7 +232,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   // The global limiter's own skip runs after its async setup; the same test up front saves it
   // on the public reads, which skip it.
   api.use((req, res, next) => (skipsGlobal(req.method, req.path) ? next() : limiters.global(req, res, next)));
-  api.use(mountAll(modules.filter((m) => !m.root), ctx, limiters));
+  api.use(mountAll(modules.filter((m) => !m.root), ctx, limiters, fast));
 
   let openapi: Record<string, unknown> | null = null;
   api.get('/openapi.json', (_req, res) => {
@@ -219,9 +245,10 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   api.use(notFoundHandler);
 
   app.get('/metrics', metricsEndpoint(config.METRICS_TOKEN));
-  app.use(mountAll(modules.filter((m) => m.root), ctx, limiters));
+  app.use(mountAll(modules.filter((m) => m.root), ctx, limiters, fast));
   app.use('/api/v1', api);
   app.use(notFoundHandler);
   app.use(errorHandler);
+  if (fast) answerHitsFirst(app, fast);
   return app;
 }

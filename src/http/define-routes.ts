@@ -10,6 +10,7 @@ import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
 import { captureExample, recordingExamples } from './openapi-examples';
 import type { Limiter, Limiters, SharedLimiterName } from './rate-limits';
 import { markReadCached } from './read-cache-routes';
+import type { FastHits } from './fast-hit';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -193,8 +194,11 @@ function checkMediaType(def: RouteDef, req: Request): void {
  * The pipeline for one route: limiters -> credentials -> auth rule -> flag -> validation ->
  * idempotency key -> policy -> handler.
  */
-export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Limiters): RequestHandler[] {
+export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Limiters, fast: FastHits | null = null): RequestHandler[] {
   const idempotent = idempotencyApplies(def);
+  const limiterMws = (def.limiters ?? []).map((l) => limiterMiddleware(l, limiters));
+  // How this route's guest reads teach the read cache's fast path (null: it cannot take them).
+  const ticket = def.readCache && fast ? fast.ticketFor(def, limiterMws) : null;
   const run: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (recordingExamples) captureExample(def.method, def.body, req, res);
@@ -214,7 +218,7 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       // Claimed after validation (a malformed request is refused the same way every time) and
       // before the policy and handler; a replay or a refusal answers here.
       if (idempotencyKey !== undefined && (await beginIdempotent(ctx, req, res, actor, idempotencyKey, def.secretFields))) return;
-      if (def.readCache) markReadCached(res);
+      if (def.readCache) markReadCached(res, ticket);
       const args = { req, res, ctx, db: ctx.db, actor: actor as Actor, params, query, body };
       if (def.policy) await def.policy.check(args);
       const result = await def.handler(args);
@@ -233,5 +237,5 @@ export function buildRouteHandlers(def: RouteDef, ctx: AppContext, limiters: Lim
       next(err);
     }
   };
-  return [...(def.limiters ?? []).map((l) => limiterMiddleware(l, limiters)), run];
+  return [...limiterMws, run];
 }

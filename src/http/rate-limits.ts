@@ -8,6 +8,7 @@ import { circuitOf } from '../infra/redis';
 import { clientIp } from './client-ip';
 import { recordRateLimitRefusal } from '../infra/metrics';
 import { ResilientStore } from './resilient-store';
+import { CountingStore } from './counting-store';
 import { actorOrNull, type CredentialResolver } from './credentials';
 import { withRequestId } from './errors';
 
@@ -143,7 +144,7 @@ function draft6Headers(res: Response, limit: number, remaining: number, windowMs
 export type Limiters = Record<string, RequestHandler> & { global: RequestHandler };
 
 export function storeFor(name: string, redis: Redis | null, prefix = 'rl:'): Store | undefined {
-  if (!redis) return undefined; // express-rate-limit's in-process MemoryStore
+  if (!redis) return undefined; // in-process counts (CountingStore, or express-rate-limit's MemoryStore)
   const shared = new RedisStore({
     prefix: `${prefix}${name}:`,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
@@ -209,6 +210,21 @@ export function limitByKey(
   });
 }
 
+/** What a limiter middleware counts with: the read cache's fast path counts in the same buckets. */
+export interface LimiterCounter {
+  name: string;
+  spec: LimiterSpec;
+  limit: number;
+  store: Store | CountingStore;
+}
+
+const counters = new WeakMap<RequestHandler, LimiterCounter>();
+
+/** The buckets behind a middleware built here (undefined for any other middleware). */
+export function counterOf(mw: RequestHandler): LimiterCounter | undefined {
+  return counters.get(mw);
+}
+
 function buildLimiter(
   name: string,
   spec: LimiterSpec,
@@ -219,12 +235,14 @@ function buildLimiter(
 ): RequestHandler {
   const isGlobal = name === 'global';
   const retryAfter = Math.ceil(spec.windowMs / 1000);
-  return rateLimit({
+  const limit = spec.limit(config);
+  const store = storeFor(name, redis, config.RATE_LIMIT_PREFIX) ?? new CountingStore();
+  const mw = rateLimit({
     windowMs: spec.windowMs,
-    limit: spec.limit(config),
+    limit,
     standardHeaders: isGlobal ? false : 'draft-6',
     legacyHeaders: false,
-    store: storeFor(name, redis, config.RATE_LIMIT_PREFIX),
+    store,
     keyGenerator,
     skip: isGlobal && skipGlobal ? (req) => skipGlobal(req.method, req.path) : undefined,
     skipFailedRequests: spec.successesOnly ?? false,
@@ -242,4 +260,6 @@ function buildLimiter(
       res.status(429).json(withRequestId(req, { error: spec.message, retryAfter }));
     },
   });
+  counters.set(mw, { name, spec, limit, store });
+  return mw;
 }

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 /**
  * Which requests may use the read cache: those of routes that declare `readCache: true` in their
@@ -8,12 +8,23 @@ import type { Response } from 'express';
  */
 const MARK = Symbol('readCached');
 
-export function markReadCached(res: Response): void {
-  (res.locals as Record<symbol, unknown>)[MARK] = true;
+/**
+ * How a route's guest reads teach the fast path (src/http/fast-hit.ts) which cache key a URL
+ * reads: the read cache calls `learn` with the key the route's handler worked out.
+ */
+export interface FastTicket {
+  learn(req: Request, key: string): void;
 }
 
-export function assertReadCached(res: Response): void {
-  if ((res.locals as Record<symbol, unknown>)[MARK] !== true) {
+export function markReadCached(res: Response, ticket: FastTicket | null = null): void {
+  (res.locals as Record<symbol, unknown>)[MARK] = ticket ?? true;
+}
+
+/** Throws for a route that does not declare readCache; answers its fast-path ticket, if it has one. */
+export function assertReadCached(res: Response): FastTicket | null {
+  const mark = (res.locals as Record<symbol, unknown>)[MARK];
+  if (mark === undefined) {
     throw new Error('read cache used by a route that does not declare readCache: true in its route table');
   }
+  return mark === true ? null : (mark as FastTicket);
 }

@@ -5,6 +5,8 @@ import { sendPrepared, type PreparedAnswer } from './caching';
 import type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
 import { assertReadCached } from './read-cache-routes';
 import { SharedLayer, type Entry } from './read-cache-shared';
+import { ChangeLog } from './read-cache-changes';
+import { KeyIndex } from './read-cache-index';
 
 /**
  * Read-through cache of the hot guest reads (campaign by slug or id, its stats, the default list
@@ -31,24 +33,14 @@ import { SharedLayer, type Entry } from './read-cache-shared';
  */
 export type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
 
-interface Change {
-  seq: number;
-  fundraiserId: string | null;
-  hard: boolean;
-  at: number;
-}
-
 export class ReadCache {
   private readonly local: LRUCache<string, Entry>;
-  private readonly byFundraiser = new Map<string, Set<string>>();
-  private readonly listKeys = new Set<string>();
+  private readonly index = new KeyIndex();
   private readonly inflight = new Map<string, { seq: number; promise: Promise<ReadOutcome> }>();
   private readonly listener: InvalidationListener;
   private readonly shared: SharedLayer;
   private readonly ttlMs: number;
-  /** Bumped by every invalidation; `recent` logs the last ones, so a fill can tell what changed while it ran. */
-  private seq = 0;
-  private readonly recent: Change[] = new Array<Change>(256);
+  private readonly changes = new ChangeLog();
   private readonly staleMs: number;
   private started = false;
   readonly counts: Record<ReadCacheEvent, number> = { hit: 0, stale_hit: 0, viewer_hit: 0, miss: 0, bypass: 0, shared_hit: 0, invalidation: 0 };
@@ -64,7 +56,7 @@ export class ReadCache {
       maxSize: opts.maxBytes ?? 32 * 1024 * 1024,
       sizeCalculation: (e, key) => e.answer.body.length + key.length + 200,
       ttl: this.ttlMs,
-      dispose: (e, key) => this.unindex(key, e),
+      dispose: (e, key) => this.index.remove(key, e.fundraiserId),
     });
     this.listener = new InvalidationListener(
       opts.connection,
@@ -105,11 +97,13 @@ export class ReadCache {
    * readers would otherwise all wait on the database after each gift.
    */
   async serve(req: Request, res: Response, key: string, compute: () => Promise<ReadOutcome>): Promise<void> {
-    assertReadCached(res);
+    const ticket = assertReadCached(res);
     if (!this.active) {
       this.count('bypass');
       return sendPrepared(req, res, (await compute()).answer);
     }
+    // The next guest request for this URL can then be answered before Express (fast-hit.ts).
+    ticket?.learn(req, key);
     const hit = this.local.get(key);
     if (hit && hit.staleSince === null) {
       this.count('hit');
@@ -122,6 +116,20 @@ export class ReadCache {
     }
     this.count('miss');
     sendPrepared(req, res, (await this.fill(key, compute)).answer);
+  }
+
+  /**
+   * The fresh answer of `key`, not yet counted (the fast path counts it with `countHit` once it
+   * answers from it): null when absent, stale or while the cache only passes through.
+   */
+  freshAnswer(key: string): PreparedAnswer | null {
+    if (!this.active) return null;
+    const e = this.local.get(key);
+    return e !== undefined && e.staleSince === null ? e.answer : null;
+  }
+
+  countHit(): void {
+    this.count('hit');
   }
 
   /**
@@ -140,7 +148,7 @@ export class ReadCache {
 
   /** The invalidation sequence now: take it before a read that may later be `offer`ed. */
   snapshot(): number {
-    return this.seq;
+    return this.changes.seq;
   }
 
   /**
@@ -155,8 +163,8 @@ export class ReadCache {
 
   private fill(key: string, compute: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
     const running = this.inflight.get(key);
-    if (running && running.seq === this.seq) return running.promise;
-    const seq = this.seq;
+    if (running && running.seq === this.changes.seq) return running.promise;
+    const seq = this.changes.seq;
     const promise = this.load(key, seq, compute);
     this.inflight.set(key, { seq, promise });
     const done = () => {
@@ -199,47 +207,18 @@ export class ReadCache {
    * Answers whether it was stored fresh.
    */
   private store(key: string, entry: Entry, seq: number): boolean {
-    const since = this.changedSince(seq, entry.fundraiserId);
+    const since = this.changes.changedSince(seq, entry.fundraiserId);
     if (since === 'hard') return false;
     entry.staleSince = since;
     this.local.set(key, entry);
     if (!this.local.has(key)) return false; // too large for the cache
-    if (entry.fundraiserId === null) this.listKeys.add(key);
-    else {
-      let keys = this.byFundraiser.get(entry.fundraiserId);
-      if (!keys) this.byFundraiser.set(entry.fundraiserId, (keys = new Set()));
-      keys.add(key);
-    }
+    this.index.add(key, entry.fundraiserId);
     return since === null;
-  }
-
-  /** The earliest invalidation after `seq` touching `fundraiserId` (any, for list-like entries): null, its time, or 'hard'. */
-  private changedSince(seq: number, fundraiserId: string | null): number | null | 'hard' {
-    if (seq === this.seq) return null;
-    // More changes than the log keeps: treat as a local write (not kept).
-    if (this.seq - seq > this.recent.length) return 'hard';
-    let earliest: number | null = null;
-    for (const c of this.recent) {
-      if (!c || c.seq <= seq || (fundraiserId !== null && c.fundraiserId !== null && c.fundraiserId !== fundraiserId)) continue;
-      if (c.hard) return 'hard';
-      if (earliest === null || c.at < earliest) earliest = c.at;
-    }
-    return earliest;
   }
 
   private record(fundraiserId: string | null, hard: boolean): void {
     this.opts.onInvalidate?.();
-    this.seq += 1;
-    this.recent[this.seq % this.recent.length] = { seq: this.seq, fundraiserId, hard, at: Date.now() };
-  }
-
-  private unindex(key: string, e: Entry): void {
-    if (e.fundraiserId === null) this.listKeys.delete(key);
-    else {
-      const keys = this.byFundraiser.get(e.fundraiserId);
-      keys?.delete(key);
-      if (keys?.size === 0) this.byFundraiser.delete(e.fundraiserId);
-    }
+    this.changes.record(fundraiserId, hard);
   }
 
   /**
@@ -250,8 +229,8 @@ export class ReadCache {
   invalidate(fundraiserId: string): void {
     this.record(fundraiserId, true);
     this.count('invalidation');
-    for (const key of [...(this.byFundraiser.get(fundraiserId) ?? [])]) this.local.delete(key);
-    for (const key of [...this.listKeys]) this.local.delete(key);
+    for (const key of [...this.index.keysOf(fundraiserId)]) this.local.delete(key);
+    for (const key of [...this.index.listKeys]) this.local.delete(key);
     this.shared.bump();
   }
 
@@ -264,8 +243,8 @@ export class ReadCache {
       const e = this.local.peek(key);
       if (e) e.staleSince ??= now;
     };
-    for (const key of this.byFundraiser.get(fundraiserId) ?? []) mark(key);
-    for (const key of this.listKeys) mark(key);
+    for (const key of this.index.keysOf(fundraiserId)) mark(key);
+    for (const key of this.index.listKeys) mark(key);
     this.shared.bump();
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
 
@@ -25,7 +26,8 @@ const OWN_LOG = Symbol('request-log');
 
 type LoggedRequest = Request & { [OWN_LOG]?: Logger };
 
-const reqLine = (req: Request) => httpLogSerializers.req({ id: (req as { id?: unknown }).id, method: req.method, url: req.originalUrl ?? req.url });
+const reqLine = (req: IncomingMessage & { originalUrl?: string }) =>
+  httpLogSerializers.req({ id: (req as { id?: unknown }).id, method: req.method, url: req.originalUrl ?? req.url });
 
 /**
  * The request log, in place of pino-http (whose per-request child loggers and listeners cost
@@ -45,22 +47,31 @@ export function requestLogging(app: Express, log: Logger): RequestHandler {
     },
   });
   return (req, res, next) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    (req as { id?: unknown }).id = id;
-    res.setHeader('X-Request-Id', id);
-    // error is the highest level this log writes at: below it nothing is written, so no listener.
-    if (log.isLevelEnabled('error')) {
-      const start = Date.now();
-      // 'close' follows 'finish' on a completed answer and comes alone on an aborted one.
-      res.once('close', () => {
-        const line = { req: reqLine(req), res: httpLogSerializers.res(res), responseTime: Date.now() - start };
-        if (res.statusCode >= 500) log.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
-        else log.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
-      });
-    }
+    res.setHeader('X-Request-Id', assignRequestId(req));
+    logWhenClosed(log, req, res);
     next();
   };
+}
+
+/** The request's id (the caller's X-Request-Id when well-formed, else a UUID), set as `req.id`. */
+export function assignRequestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  (req as { id?: unknown }).id = id;
+  return id;
+}
+
+/** The request's log line once it closes (none when the log is silent: no listener then). */
+export function logWhenClosed(log: Logger, req: IncomingMessage, res: ServerResponse): void {
+  // error is the highest level this log writes at: below it nothing is written, so no listener.
+  if (!log.isLevelEnabled('error')) return;
+  const start = Date.now();
+  // 'close' follows 'finish' on a completed answer and comes alone on an aborted one.
+  res.once('close', () => {
+    const line = { req: reqLine(req), res: httpLogSerializers.res(res), responseTime: Date.now() - start };
+    if (res.statusCode >= 500) log.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+    else log.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+  });
 }
 
 // Every request carries its logger (`req.log`, built on first use by requestLogging) and id.
