@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../src/infra/free-port';
+import { until as pollUntil } from '../../src/infra/until';
 
 /**
  * The local production topology of decisions.md Part 4 ("Running as many processes") on one
@@ -84,17 +85,9 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 60_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await Promise.resolve()
-      .then(fn)
-      .catch(() => undefined);
-    if (v !== undefined && v !== null && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Waits as src/infra/until.ts does, with the cluster's defaults (a minute, polled every 100 ms). */
+export const until = <T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 60_000, everyMs = 100): Promise<T> =>
+  pollUntil(what, fn, ms, everyMs);
 
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 

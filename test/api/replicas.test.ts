@@ -5,6 +5,7 @@ import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { startPgPair, type PgPair } from '../helpers/pg-replica';
+import { until as pollUntil } from '../../src/infra/until';
 
 // decisions.md Part 4, DATABASE_REPLICA_URLS, against a real hot standby made by the test
 // (pg_basebackup -R into a temporary folder, its own port): the apps below use that pair's
@@ -23,15 +24,7 @@ let cached: TestApp; // a third with the read cache on
 let owner: TestUser;
 let campaign: FundraiserRow;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 30_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const got = await probe();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 30_000) => pollUntil(what, probe, deadlineMs, 50);
 
 const guestTitle = async (t: TestApp) => {
   const res = await request(t.app).get(`/api/v1/fundraisers/${campaign.id}`);

@@ -31,19 +31,7 @@ export function admin(...args: string[]): Promise<CliResult> {
   });
 }
 
-/**
- * Polls `fn` until it answers something other than undefined, null or false (a thrown error
- * counts as not yet), and answers that; throws after `ms` naming what it waited for.
- */
-export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 30_000, everyMs = 250): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined && v !== null && v !== false) return v;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { until } from '../../src/infra/until';
 
 /**
  * How many times slower than an idle machine this one runs now: runnable tasks per core over
