@@ -1842,6 +1842,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/recurring-gifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your monthly gifts
+         * @description Every monthly gift you started (its first payment settled), newest first, with its status and next payment. Auth: required. Rate limiters: global.
+         */
+        get: operations["getMeRecurringGifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/recurring-gifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a monthly gift
+         * @description Cancels at once (no further payments; gifts already paid stay). `reason` is optional. Canceling again answers the canceled gift. 404 for another donor's gift. Auth: required. Rate limiters: global.
+         */
+        delete: operations["deleteMeRecurringGiftsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monthly gift
+         * @description Changes take effect from the next payment: `amount_cents`, `tip_cents` (same bounds as POST /donations), `paused` (true: no payments until false again). At least one field. 409 `RECURRING_GIFT_CANCELED` once canceled. 404 for another donor's gift. Auth: required. Rate limiters: global.
+         */
+        patch: operations["patchMeRecurringGiftsById"];
+        trace?: never;
+    };
     "/api/v1/notifications": {
         parameters: {
             query?: never;
@@ -3006,6 +3050,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recurring-gifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monthly gift, by its signed link
+         * @description Guests manage a monthly gift through the signed link in each of its mails (`?token=`); a token for another gift, or none that verifies, answers 404. Auth: none. Rate limiters: global.
+         */
+        get: operations["getRecurringGiftsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a monthly gift, by its signed link
+         * @description Cancels at once (no further payments; gifts already paid stay). `reason` is optional. Canceling again answers the canceled gift. Guests manage a monthly gift through the signed link in each of its mails (`?token=`); a token for another gift, or none that verifies, answers 404. Auth: none. Rate limiters: global.
+         */
+        delete: operations["deleteRecurringGiftsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monthly gift, by its signed link
+         * @description Changes take effect from the next payment: `amount_cents`, `tip_cents` (same bounds as POST /donations), `paused` (true: no payments until false again). At least one field. 409 `RECURRING_GIFT_CANCELED` once canceled. Guests manage a monthly gift through the signed link in each of its mails (`?token=`); a token for another gift, or none that verifies, answers 404. Auth: none. Rate limiters: global.
+         */
+        patch: operations["patchRecurringGiftsById"];
+        trace?: never;
+    };
     "/api/v1/referrals/clicks": {
         parameters: {
             query?: never;
@@ -3730,6 +3802,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: move the sandbox's clock forward
+         * @description Moves the sandbox clock `seconds` ahead (it never goes back). Every subscription renewal it reaches is charged, oldest first, and its events delivered before the next: `invoice.paid` and `customer.subscription.updated`; a declined attempt (see fail-next) `invoice.payment_failed` (retried 3, 5 and 7 days later) and `customer.subscription.updated` (past_due); the 4th decline is the processor's last retry: `customer.subscription.deleted`. A paused subscription collects nothing. Advancing a year renews a monthly gift 12 times. Answers what was renewed. A correctly signed event is delivered over HTTP to the webhook route (SANDBOX_WEBHOOK_URL) before the answer; when it gets no 2xx after a few tries the answer still comes and a job redelivers it. Auth: none. Rate limiters: public.
+         */
+        post: operations["postSandboxClockAdvance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/connect/{id}": {
         parameters: {
             query?: never;
@@ -3824,6 +3916,26 @@ export interface paths {
          * @description `succeeded` saves a card on the SetupIntent's customer (`setup_intent.succeeded` with `payment_method`); `failed` refuses it (`setup_intent.setup_failed`; it may be confirmed again). 409 once succeeded. A correctly signed event is delivered over HTTP to the webhook route (SANDBOX_WEBHOOK_URL) before the answer; when it gets no 2xx after a few tries the answer still comes and a job redelivers it. Auth: none. Rate limiters: public.
          */
         post: operations["postSandboxSetupIntentsByIdConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/subscriptions/{id}/fail-next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: make the next renewal decline
+         * @description The next `count` charge attempts of the subscription decline (default 1: the renewal fails once and the retry succeeds). `id` is the processor subscription's id or the monthly gift's id (as GET /me/recurring-gifts lists it). 404 for an unknown one, 409 for a canceled one. Auth: none. Rate limiters: public.
+         */
+        post: operations["postSandboxSubscriptionsByIdFailNext"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3975,6 +4087,11 @@ export interface components {
             paid_at: string | null;
             /** @description null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it */
             receipt_id: string | null;
+            /**
+             * Format: uuid
+             * @description The monthly gift this payment belongs to; null for a one-time gift
+             */
+            recurring_gift_id: string | null;
             /** @enum {string} */
             status: "pending" | "paid" | "failed" | "refunded";
             tip_cents: number;
@@ -3996,6 +4113,11 @@ export interface components {
             paid_at: string | null;
             /** @description null until the gift is paid */
             receipt_id: string | null;
+            /**
+             * Format: uuid
+             * @description The monthly gift this payment belongs to (GET /me/recurring-gifts); null for a one-time gift
+             */
+            recurring_gift_id: string | null;
             refunded_at: string | null;
             /** @enum {string} */
             status: "paid" | "refunded" | "failed" | "pending";
@@ -4165,6 +4287,8 @@ export interface components {
                 fundraiser_id: string;
                 goal_amount_cents: number;
                 percentage_funded: number;
+                /** @description Donors with a live monthly gift (active, paused or past due) */
+                recurring_donor_count: number;
                 title: string;
                 total_raised_cents: number;
                 total_tips_cents: number;
@@ -4360,6 +4484,30 @@ export interface components {
             error: string;
             request_id?: string;
             retryAfter: number;
+        };
+        /** @description A monthly gift to a campaign; each payment is a gift of its own (GET /me/donations, recurring_gift_id) */
+        RecurringGift: {
+            /** @description The campaign's part of each monthly payment */
+            amount_cents: number;
+            canceled_at: string | null;
+            currency: string;
+            fundraiser: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+                title: string;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            interval: "month";
+            /** @description When the next payment is due (null once canceled) */
+            next_payment_at: string | null;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "active" | "paused" | "past_due" | "canceled";
+            /** @description The tip to the platform riding along each month */
+            tip_cents: number;
         };
         Report: {
             created_at: string;
@@ -8400,6 +8548,11 @@ export interface operations {
                     donor_name?: string | null;
                     /** Format: uuid */
                     fundraiser_id: string;
+                    /**
+                     * @description `month`: a monthly gift (Checkout in subscription mode). The first payment and each renewal become one gift each; the tip, if any, rides along every month
+                     * @enum {string}
+                     */
+                    interval?: "month";
                     /** @description Plain text (markup is removed), at most 500 characters */
                     message?: string | null;
                     /** @description The referral the donor came with (the referrer's profile slug or a share code, as in POST /referrals/clicks). Once paid, the gift is attributed to it; without it, to the donor's last referral click on the campaign within 30 days. A donor's own link counts for no one. */
@@ -8431,6 +8584,11 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             donation_id: string;
+                            /**
+                             * Format: uuid
+                             * @description A monthly gift only: the gift to manage under /me/recurring-gifts once its first payment settles
+                             */
+                            recurring_gift_id?: string;
                             /** @enum {string} */
                             status: "pending";
                             url: string;
@@ -15314,6 +15472,274 @@ export interface operations {
             };
             /** @description Not allowed (permission, flag, verified email, ...) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMeRecurringGifts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"][];
+                    };
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMeRecurringGiftsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Why the donor stops (kept with the gift, at most 500 characters) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchMeRecurringGiftsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 100 to 10,000,000 cents */
+                    amount_cents?: number;
+                    /** @description true pauses the payments until set back to false */
+                    paused?: boolean;
+                    /** @description 0 to 1,000,000 cents */
+                    tip_cents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22359,6 +22785,264 @@ export interface operations {
             };
         };
     };
+    getRecurringGiftsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRecurringGiftsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Why the donor stops (kept with the gift, at most 500 characters) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchRecurringGiftsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description 100 to 10,000,000 cents */
+                    amount_cents?: number;
+                    /** @description true pauses the payments until set back to false */
+                    paused?: boolean;
+                    /** @description 0 to 1,000,000 cents */
+                    tip_cents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postReferralsClicks: {
         parameters: {
             query?: never;
@@ -23852,6 +24536,7 @@ export interface operations {
                                 goal_reached: boolean;
                                 new_follower: boolean;
                                 payout_paid: boolean;
+                                recurring_gift_started: boolean;
                             };
                         };
                     };
@@ -23943,6 +24628,7 @@ export interface operations {
                         goal_reached?: boolean;
                         new_follower?: boolean;
                         payout_paid?: boolean;
+                        recurring_gift_started?: boolean;
                     };
                 };
             };
@@ -23983,6 +24669,7 @@ export interface operations {
                                 goal_reached: boolean;
                                 new_follower: boolean;
                                 payout_paid: boolean;
+                                recurring_gift_started: boolean;
                             };
                         };
                     };
@@ -24712,7 +25399,7 @@ export interface operations {
                     /** @description The event types to receive, or ['*'] for all */
                     events: [
                         "*"
-                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
+                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed" | "recurring_gift.started" | "recurring_gift.canceled")[];
                     /**
                      * Format: uuid
                      * @description An organization where the caller holds org.update_settings: the endpoint then receives its events
@@ -24998,7 +25685,7 @@ export interface operations {
                     /** @description The event types to receive, or ['*'] for all */
                     events?: [
                         "*"
-                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
+                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed" | "recurring_gift.started" | "recurring_gift.canceled")[];
                     /** @enum {string} */
                     status?: "enabled" | "disabled";
                     /**
@@ -26329,6 +27016,94 @@ export interface operations {
             };
         };
     };
+    postSandboxClockAdvance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description How far to move the sandbox clock: 1 second to 5 years */
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The sandbox clock's time after the move */
+                            now: string;
+                            /** @description How far ahead of real time the sandbox clock now is */
+                            offset_seconds: number;
+                            renewals: {
+                                /** @description Subscriptions canceled after the processor's last retry */
+                                canceled: number;
+                                charged: number;
+                                declined: number;
+                                /** @description Periods of paused subscriptions (nothing collected) */
+                                skipped: number;
+                            };
+                            webhook_delivered: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSandboxConnectById: {
         parameters: {
             query?: {
@@ -26750,6 +27525,106 @@ export interface operations {
                             id: string;
                             status: string;
                             webhook_delivered: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSandboxSubscriptionsByIdFailNext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How many charge attempts in a row decline (default 1; 4 declines through the processor's last retry, which cancels the subscription)
+                     * @default 1
+                     */
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            declines_pending: number;
+                            subscription_id: string;
                         };
                     };
                 };
