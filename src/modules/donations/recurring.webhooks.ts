@@ -69,16 +69,19 @@ function split(g: RecurringGiftRow, total: number): { amount_cents: number; tip_
 
 /** The gift an invoice pays: the checkout's pending first gift, else a new one (null: not settleable). */
 async function giftForInvoice(ctx: AppContext, trx: Knex.Transaction, g: RecurringGiftRow, inv: InvoicePaid): Promise<DonationRow | null> {
+  const unreadable = () => {
+    ctx.log.warn({ recurringGiftId: g.id, eventId: inv.id, amount: inv.amount_cents, currency: inv.currency }, 'monthly gift invoice amount or currency does not fit the gift; nothing settled');
+    return null;
+  };
+  if (inv.currency.toLowerCase() !== g.currency.toLowerCase()) return unreadable();
   const first = g.first_donation_id ? await repo.findById(trx, g.first_donation_id, true) : undefined;
   if (first && !first.processor_invoice_id && (first.status === 'pending' || first.status === 'failed')) {
+    if (inv.amount_cents !== first.amount_cents + first.tip_cents) return unreadable();
     await trx('donations').where({ id: first.id }).update({ processor_invoice_id: inv.invoice_id });
     return { ...first, processor_invoice_id: inv.invoice_id };
   }
   const parts = split(g, inv.amount_cents);
-  if (!parts || inv.currency.toLowerCase() !== g.currency.toLowerCase()) {
-    ctx.log.warn({ recurringGiftId: g.id, eventId: inv.id, amount: inv.amount_cents, currency: inv.currency }, 'monthly gift invoice cannot be settled; ignored');
-    return null;
-  }
+  if (!parts) return unreadable();
   return repo.insertDonation(trx, {
     fundraiser_id: g.fundraiser_id,
     donor_user_id: g.donor_user_id,
