@@ -12,6 +12,7 @@ const t = createTestApp();
 serveForSandbox(t);
 afterAll(closeDb);
 
+type TestUserWithHeaders = TestUser & { headers: Record<string, string> };
 let owner: TestUser;
 let donor: TestUser;
 let headers: Record<string, string>;
@@ -80,13 +81,18 @@ describe('a declined renewal', () => {
 
 describe('a campaign that closes', () => {
   test.each([
-    ['ends', async (id: string) => request(t.app).patch(`/api/v1/fundraisers/${id}`).set(await authHeaders(t, owner)).send({ status: 'ended' })],
-    ['is made private', async (id: string) => request(t.app).patch(`/api/v1/fundraisers/${id}`).set(await authHeaders(t, owner)).send({ visibility: 'private' })],
-  ])('when the campaign %s, then its monthly gifts are canceled at once, at the processor too, and each donor is told', async (_what, close) => {
-    const f = await createFundraiser(testDb(), owner.id);
+    ['ends', (id: string, by: TestUserWithHeaders) => request(t.app).patch(`/api/v1/fundraisers/${id}`).set(by.headers).send({ status: 'ended' })],
+    ['is made private', (id: string, by: TestUserWithHeaders) => request(t.app).patch(`/api/v1/fundraisers/${id}`).set(by.headers).send({ visibility: 'private' })],
+  ])('when the campaign %s, then its monthly gifts are canceled at once, at the processor too, each donor is told, and the holder\'s endpoint gets started and canceled', async (_what, close) => {
+    const holder = await createUser(testDb());
+    const f = await createFundraiser(testDb(), holder.id);
+    // The holder's integration subscribes to the monthly-gift events (decisions.md: outbound webhook types).
+    const [endpoint] = await t.ctx.db('webhook_endpoints')
+      .insert({ user_id: holder.id, url: 'https://hooks.example.test/monthly', events: ['recurring_gift.started', 'recurring_gift.canceled'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+      .returning('id');
     const a = await paidGift(f.id);
     const before = (await mails('recurring_gift_canceled')).length;
-    const res = await close(f.id);
+    const res = await close(f.id, { ...holder, headers: await authHeaders(t, holder) } as TestUserWithHeaders);
     expect(res.status).toBe(200);
     await t.runJobs();
     expect(await giftRow(t, a.id)).toMatchObject({ status: 'canceled', canceled_by: 'campaign' });
@@ -95,5 +101,9 @@ describe('a campaign that closes', () => {
     expect(await mails('recurring_gift_canceled')).toHaveLength(before + 1);
     const events = await t.ctx.db('events').where({ type: 'recurring_gift.canceled' });
     expect(events.filter((e) => e.payload.recurring_gift_id === a.id)).toEqual([expect.objectContaining({ payload: expect.objectContaining({ canceled_by: 'campaign' }) })]);
+    const sent = await t.ctx.db('webhook_deliveries').where({ endpoint_id: endpoint.id }).orderBy('created_at');
+    expect(sent.map((d) => d.event_type)).toEqual(['recurring_gift.started', 'recurring_gift.canceled']);
+    expect(JSON.parse(sent[0].payload)).toMatchObject({ type: 'recurring_gift.started', data: { recurring_gift_id: a.id, fundraiser_id: f.id, amount_cents: 1_200, interval: 'month' } });
+    expect(sent[1].payload).not.toContain('@');
   });
 });
