@@ -48,6 +48,29 @@ export interface EventMap {
   'fundraiser.published': { fundraiser_id: string; owner_user_id: string; org_id: string | null };
   /** An edit changed what the campaign shows others (title, cover, goal, category, status, visibility): `fields` names the columns. */
   'fundraiser.updated': { fundraiser_id: string; fields: string[] };
+  /** A monthly gift's first payment settled: it now gives every month. */
+  'recurring_gift.started': {
+    recurring_gift_id: string;
+    fundraiser_id: string;
+    holder_user_id: string;
+    holder_org_id: string | null;
+    donor_name: string | null;
+    anonymous: boolean;
+    amount_cents: number;
+    tip_cents: number;
+    currency: string;
+    started_at: string;
+  };
+  /** A monthly gift ended: by its donor, by its campaign closing, after the processor's last retry, or by an erasure. */
+  'recurring_gift.canceled': {
+    recurring_gift_id: string;
+    fundraiser_id: string;
+    canceled_by: 'donor' | 'campaign' | 'processor' | 'erasure' | 'checkout';
+    reason: string | null;
+    canceled_at: string;
+  };
+  /** A renewal of a monthly gift was declined (first decline of that invoice); the processor retries. */
+  'recurring_gift.payment_failed': { recurring_gift_id: string; invoice_id: string; update_url: string | null };
   /** A platform tip settled (first payment, or a monthly renewal). */
   'tip.paid': { tip_id: string; amount_cents: number; cadence: 'one_time' | 'recurring'; email: string | null; user_id: string | null };
   /** A signed-in user endorsed a campaign (first time, or again after withdrawing). */

@@ -34,6 +34,7 @@ describe('GET /donations/{id} and the Checkout return URLs', () => {
       data: {
         id, status: 'pending', amount_cents: 1_500, tip_cents: 200, currency: 'USD',
         fundraiser: { id: fid, title: f.title, slug: f.slug }, receipt_id: null, created_at: expect.any(String), paid_at: null,
+        recurring_gift_id: null,
       },
     });
 

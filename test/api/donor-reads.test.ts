@@ -101,6 +101,7 @@ describe('GET /me/donations', () => {
       created_at: expect.any(String),
       paid_at: new Date(Date.UTC(YEAR, 0, 2)).toISOString(),
       refunded_at: null,
+      recurring_gift_id: null,
     });
     // No receipt capability before the gift is paid.
     expect(r.body.data.find((d: any) => d.id === s.pending.id).receipt_id).toBeNull();

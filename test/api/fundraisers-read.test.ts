@@ -209,7 +209,7 @@ describe('GET /fundraisers/:id/stats', () => {
     expect(res.body).toEqual({
       data: {
         fundraiser_id: f.id, title: f.title, goal_amount_cents: 20000, total_raised_cents: 5000, total_tips_cents: 0,
-        donation_count: 3, donor_count: 2, percentage_funded: 25,
+        donation_count: 3, donor_count: 2, recurring_donor_count: 0, percentage_funded: 25,
       },
     });
   });

@@ -37,6 +37,7 @@ const OWNERS: Record<string, string> = {
   feature_flags: 'http',
   follows: 'modules/follows',
   fundraiser_donors: 'modules/donations',
+  recurring_gifts: 'modules/donations',
   fundraiser_paid_buckets: 'modules/donations',
   fundraiser_reviews: 'integrations/review',
   fundraiser_share_visits: 'modules/fundraisers',

@@ -1842,6 +1842,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/recurring-gifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your monthly gifts
+         * @description Every monthly gift you started (its first payment settled), newest first, with its status and next payment. Auth: required. Rate limiters: global.
+         */
+        get: operations["getMeRecurringGifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/recurring-gifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a monthly gift
+         * @description Cancels at once (no further payments; gifts already paid stay). `reason` is optional. Canceling again answers the canceled gift. 404 for another donor's gift. Auth: required. Rate limiters: global.
+         */
+        delete: operations["deleteMeRecurringGiftsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monthly gift
+         * @description Changes take effect from the next payment: `amount_cents`, `tip_cents` (same bounds as POST /donations), `paused` (true: no payments until false again). At least one field. 409 `RECURRING_GIFT_CANCELED` once canceled. 404 for another donor's gift. Auth: required. Rate limiters: global.
+         */
+        patch: operations["patchMeRecurringGiftsById"];
+        trace?: never;
+    };
     "/api/v1/notifications": {
         parameters: {
             query?: never;
@@ -3006,6 +3050,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/recurring-gifts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A monthly gift, by its signed link
+         * @description Guests manage a monthly gift through the signed link in each of its mails (`?token=`); a token for another gift, or none that verifies, answers 404. Auth: none. Rate limiters: global.
+         */
+        get: operations["getRecurringGiftsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a monthly gift, by its signed link
+         * @description Cancels at once (no further payments; gifts already paid stay). `reason` is optional. Canceling again answers the canceled gift. Guests manage a monthly gift through the signed link in each of its mails (`?token=`); a token for another gift, or none that verifies, answers 404. Auth: none. Rate limiters: global.
+         */
+        delete: operations["deleteRecurringGiftsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monthly gift, by its signed link
+         * @description Changes take effect from the next payment: `amount_cents`, `tip_cents` (same bounds as POST /donations), `paused` (true: no payments until false again). At least one field. 409 `RECURRING_GIFT_CANCELED` once canceled. Guests manage a monthly gift through the signed link in each of its mails (`?token=`); a token for another gift, or none that verifies, answers 404. Auth: none. Rate limiters: global.
+         */
+        patch: operations["patchRecurringGiftsById"];
+        trace?: never;
+    };
     "/api/v1/referrals/clicks": {
         parameters: {
             query?: never;
@@ -3730,6 +3802,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: move the sandbox's clock forward
+         * @description Moves the sandbox clock `seconds` ahead (it never goes back). Every subscription renewal it reaches is charged, oldest first, and its events delivered before the next: `invoice.paid` and `customer.subscription.updated`; a declined attempt (see fail-next) `invoice.payment_failed` (retried 3, 5 and 7 days later) and `customer.subscription.updated` (past_due); the 4th decline is the processor's last retry: `customer.subscription.deleted`. A paused subscription collects nothing. Advancing a year renews a monthly gift 12 times. Answers what was renewed. A correctly signed event is delivered over HTTP to the webhook route (SANDBOX_WEBHOOK_URL) before the answer; when it gets no 2xx after a few tries the answer still comes and a job redelivers it. Auth: none. Rate limiters: public.
+         */
+        post: operations["postSandboxClockAdvance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/connect/{id}": {
         parameters: {
             query?: never;
@@ -3824,6 +3916,26 @@ export interface paths {
          * @description `succeeded` saves a card on the SetupIntent's customer (`setup_intent.succeeded` with `payment_method`); `failed` refuses it (`setup_intent.setup_failed`; it may be confirmed again). 409 once succeeded. A correctly signed event is delivered over HTTP to the webhook route (SANDBOX_WEBHOOK_URL) before the answer; when it gets no 2xx after a few tries the answer still comes and a job redelivers it. Auth: none. Rate limiters: public.
          */
         post: operations["postSandboxSetupIntentsByIdConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/subscriptions/{id}/fail-next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox: make the next renewal decline
+         * @description The next `count` charge attempts of the subscription decline (default 1: the renewal fails once and the retry succeeds). `id` is the processor subscription's id or the monthly gift's id (as GET /me/recurring-gifts lists it). 404 for an unknown one, 409 for a canceled one. Auth: none. Rate limiters: public.
+         */
+        post: operations["postSandboxSubscriptionsByIdFailNext"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3975,6 +4087,11 @@ export interface components {
             paid_at: string | null;
             /** @description null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it */
             receipt_id: string | null;
+            /**
+             * Format: uuid
+             * @description The monthly gift this payment belongs to; null for a one-time gift
+             */
+            recurring_gift_id: string | null;
             /** @enum {string} */
             status: "pending" | "paid" | "failed" | "refunded";
             tip_cents: number;
@@ -3996,6 +4113,11 @@ export interface components {
             paid_at: string | null;
             /** @description null until the gift is paid */
             receipt_id: string | null;
+            /**
+             * Format: uuid
+             * @description The monthly gift this payment belongs to (GET /me/recurring-gifts); null for a one-time gift
+             */
+            recurring_gift_id: string | null;
             refunded_at: string | null;
             /** @enum {string} */
             status: "paid" | "refunded" | "failed" | "pending";
@@ -4165,6 +4287,8 @@ export interface components {
                 fundraiser_id: string;
                 goal_amount_cents: number;
                 percentage_funded: number;
+                /** @description Donors with a live monthly gift (active, paused or past due) */
+                recurring_donor_count: number;
                 title: string;
                 total_raised_cents: number;
                 total_tips_cents: number;
@@ -4360,6 +4484,30 @@ export interface components {
             error: string;
             request_id?: string;
             retryAfter: number;
+        };
+        /** @description A monthly gift to a campaign; each payment is a gift of its own (GET /me/donations, recurring_gift_id) */
+        RecurringGift: {
+            /** @description The campaign's part of each monthly payment */
+            amount_cents: number;
+            canceled_at: string | null;
+            currency: string;
+            fundraiser: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+                title: string;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            interval: "month";
+            /** @description When the next payment is due (null once canceled) */
+            next_payment_at: string | null;
+            started_at: string | null;
+            /** @enum {string} */
+            status: "active" | "paused" | "past_due" | "canceled";
+            /** @description The tip to the platform riding along each month */
+            tip_cents: number;
         };
         Report: {
             created_at: string;
@@ -8377,10 +8525,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "fundraiser_id": "0e7c807e-7633-4b77-ae30-ae3caf11f218",
-                 *       "amount_cents": 9554,
-                 *       "tip_cents": 0,
-                 *       "donor_email": "donor34@load.test"
+                 *       "fundraiser_id": "e0241881-e535-4f60-bc51-3045ec3b4edb",
+                 *       "amount_cents": 1000,
+                 *       "donor_email": "g@example.test"
                  *     }
                  */
                 "application/json": {
@@ -8400,6 +8547,11 @@ export interface operations {
                     donor_name?: string | null;
                     /** Format: uuid */
                     fundraiser_id: string;
+                    /**
+                     * @description `month`: a monthly gift (Checkout in subscription mode). The first payment and each renewal become one gift each; the tip, if any, rides along every month
+                     * @enum {string}
+                     */
+                    interval?: "month";
                     /** @description Plain text (markup is removed), at most 500 characters */
                     message?: string | null;
                     /** @description The referral the donor came with (the referrer's profile slug or a share code, as in POST /referrals/clicks). Once paid, the gift is attributed to it; without it, to the donor's last referral click on the campaign within 30 days. A donor's own link counts for no one. */
@@ -8421,8 +8573,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "donation_id": "d8608b91-5e32-4aeb-b0b2-896abd64d70b",
-                     *         "url": "http://api.test/sandbox/checkout/cs_sb_a16c59e062f326de0e9ae586",
+                     *         "donation_id": "a15e8e0c-498f-4812-8e4c-4949456a5a00",
+                     *         "url": "http://api.test/sandbox/checkout/cs_sb_c08c8197e68ac036759aea41",
                      *         "status": "pending"
                      *       }
                      *     }
@@ -8431,6 +8583,11 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             donation_id: string;
+                            /**
+                             * Format: uuid
+                             * @description A monthly gift only: the gift to manage under /me/recurring-gifts once its first payment settles
+                             */
+                            recurring_gift_id?: string;
                             /** @enum {string} */
                             status: "pending";
                             url: string;
@@ -8541,18 +8698,19 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "37b4bb1a-d67f-4172-9b14-665e8fd1021d",
+                     *         "id": "ac463320-d205-49ef-97a0-6faf96ab56eb",
                      *         "status": "pending",
                      *         "amount_cents": 1500,
                      *         "tip_cents": 200,
                      *         "currency": "USD",
                      *         "fundraiser": {
-                     *           "id": "b7fad358-1d3a-4cd8-8715-f681ad875f7b",
-                     *           "title": "Test campaign 6ca2c693",
-                     *           "slug": "test-campaign-6ca2c693"
+                     *           "id": "e0241881-e535-4f60-bc51-3045ec3b4edb",
+                     *           "title": "Test campaign 6a977a25",
+                     *           "slug": "test-campaign-6a977a25"
                      *         },
                      *         "receipt_id": null,
-                     *         "created_at": "2026-11-24T23:06:47.306Z",
+                     *         "recurring_gift_id": null,
+                     *         "created_at": "2026-11-27T23:21:17.483Z",
                      *         "paid_at": null
                      *       }
                      *     }
@@ -8620,18 +8778,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "receipt_id": "-CEZg_nHTzbhnEorUF2G_mJ-BTV_xyYW",
-                     *         "donation_id": "37b4bb1a-d67f-4172-9b14-665e8fd1021d",
+                     *         "receipt_id": "4Qbt7CO-LoyVCKLry7lI8cDgkicoNqoL",
+                     *         "donation_id": "ac463320-d205-49ef-97a0-6faf96ab56eb",
                      *         "fundraiser": {
-                     *           "id": "b7fad358-1d3a-4cd8-8715-f681ad875f7b",
-                     *           "title": "Test campaign 6ca2c693",
-                     *           "slug": "test-campaign-6ca2c693"
+                     *           "id": "e0241881-e535-4f60-bc51-3045ec3b4edb",
+                     *           "title": "Test campaign 6a977a25",
+                     *           "slug": "test-campaign-6a977a25"
                      *         },
                      *         "amount_cents": 1500,
                      *         "tip_cents": 200,
                      *         "currency": "USD",
                      *         "donor_name": "Grace",
-                     *         "paid_at": "2026-11-24T23:06:47.336Z",
+                     *         "paid_at": "2026-11-27T23:21:17.831Z",
                      *         "note": null
                      *       }
                      *     }
@@ -9365,12 +9523,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "Live campaign 001fe8f5-bcb5-41d8-8e3a-a1cb3a902714",
-                 *       "summary": "Help us rebuild",
-                 *       "story_html": "<p>Our community centre burned down and we need to rebuild it.</p>",
-                 *       "goal_amount_cents": 500000,
-                 *       "cover_image": "https://img.example.test/cover.jpg",
-                 *       "status": "active"
+                 *       "title": "Tint 3fee9eb3-1218-4033-84df-dcc1ddbbc5d6",
+                 *       "goal_amount_cents": 1000,
+                 *       "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWM4ISdHNmIY1Sw3GmByo4lEbjRjyA1cYQAAS6uWUAFQruUAAAAASUVORK5CYII=",
+                 *       "status": "draft"
                  *     }
                  */
                 "application/json": {
@@ -9427,42 +9583,50 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "751c3f71-7605-42ab-b2e3-83b1449f5441",
-                     *         "title": "Live campaign 001fe8f5-bcb5-41d8-8e3a-a1cb3a902714",
-                     *         "slug": "live-campaign-001fe8f5-bcb5-41d8-8e3a-a1cb3a902714",
-                     *         "summary": "Help us rebuild",
-                     *         "story_html": "<p>Our community centre burned down and we need to rebuild it.</p>",
-                     *         "goal_amount_cents": 500000,
+                     *         "id": "224660b5-81fc-44ac-9083-ce5535f4bcef",
+                     *         "title": "Tint 3fee9eb3-1218-4033-84df-dcc1ddbbc5d6",
+                     *         "slug": "tint-3fee9eb3-1218-4033-84df-dcc1ddbbc5d6",
+                     *         "summary": null,
+                     *         "story_html": null,
+                     *         "goal_amount_cents": 1000,
                      *         "currency": "USD",
-                     *         "status": "active",
+                     *         "status": "draft",
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
                      *         "category": null,
                      *         "tags": null,
-                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWM4ISdHNmIY1Sw3GmByo4lEbjRjyA1cYQAAS6uWUAFQruUAAAAASUVORK5CYII=",
                      *         "cover_image_focal_x": null,
                      *         "cover_image_focal_y": null,
                      *         "images": null,
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "105026b2-c6af-4bf8-8ea3-c6488e18ea36",
+                     *         "owner_user_id": "2d381ede-f0a9-4832-a8d3-a1239c9f5caf",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": "2026-11-24T23:06:27.747Z",
+                     *         "approved_at": null,
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0,
                      *         "beneficiary_contact": null,
                      *         "trustStatus": {
-                     *           "aiDecision": "approve",
-                     *           "trustScore": 100,
-                     *           "payoutHold": false,
-                     *           "rejectionReasons": [],
-                     *           "userMessages": []
+                     *           "aiDecision": "block",
+                     *           "trustScore": 75,
+                     *           "payoutHold": true,
+                     *           "rejectionReasons": [
+                     *             "story_too_short"
+                     *           ],
+                     *           "userMessages": [
+                     *             {
+                     *               "code": "STORY_TOO_SHORT",
+                     *               "field": "story_html",
+                     *               "message": "The story needs at least 20 characters of text."
+                     *             }
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -9577,9 +9741,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "f8fb938a-8a1f-4f2c-811f-9b2309c46132",
-                     *         "title": "Test campaign 8ade318d",
-                     *         "slug": "test-campaign-8ade318d",
+                     *         "id": "eaa0e8e9-fa18-446c-91d6-56649ea9404a",
+                     *         "title": "Test campaign 32a4c45f",
+                     *         "slug": "test-campaign-32a4c45f",
                      *         "summary": "A test campaign",
                      *         "story_html": "<p>A story long enough to read.</p>",
                      *         "goal_amount_cents": 100000,
@@ -9597,12 +9761,12 @@ export interface operations {
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "f4ebb120-bae3-421c-b7bd-737a3242afc4",
+                     *         "owner_user_id": "ef27c803-3fd9-494c-9cb3-ee3ba7ea4456",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": "2026-11-24T23:05:25.883Z",
+                     *         "approved_at": "2026-11-27T23:20:52.032Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0
@@ -9760,7 +9924,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "title": "The new title"
+                 *       "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWMQ0bhDNmIY1XxnNMDujCaSO6MZ487AFQYAhEO1kGHYQZEAAAAASUVORK5CYII="
                  *     }
                  */
                 "application/json": {
@@ -9812,42 +9976,50 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "d070a08e-c4ba-484c-97c6-3637c0b00bad",
-                     *         "title": "The new title",
-                     *         "slug": "test-campaign-9e8e9acf",
-                     *         "summary": "A test campaign",
-                     *         "story_html": "<p>A story long enough to read.</p>",
-                     *         "goal_amount_cents": 100000,
+                     *         "id": "cbe3caaf-2f76-41de-bcca-9802b7a7f6a0",
+                     *         "title": "Gray 7e7e8bd4-fe3d-4546-bf98-8735e6a4b9e2",
+                     *         "slug": "gray-7e7e8bd4-fe3d-4546-bf98-8735e6a4b9e2",
+                     *         "summary": null,
+                     *         "story_html": null,
+                     *         "goal_amount_cents": 1000,
                      *         "currency": "USD",
-                     *         "status": "active",
+                     *         "status": "draft",
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
                      *         "category": null,
                      *         "tags": null,
-                     *         "cover_image": "https://img.example.test/cover.jpg",
+                     *         "cover_image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAIAAAAC64paAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAIElEQVQ4jWMQ0bhDNmIY1XxnNMDujCaSO6MZ487AFQYAhEO1kGHYQZEAAAAASUVORK5CYII=",
                      *         "cover_image_focal_x": null,
                      *         "cover_image_focal_y": null,
                      *         "images": null,
                      *         "video_url": null,
                      *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "376a7852-cb9a-4ca6-bbd2-cdcd0c162ad9",
+                     *         "owner_user_id": "282965bb-29d5-4c92-8baa-0f756a758bd8",
                      *         "org_id": null,
                      *         "donor_count": 0,
                      *         "source_language": "en",
                      *         "end_date": null,
-                     *         "approved_at": "2026-11-24T23:06:56.546Z",
+                     *         "approved_at": null,
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
                      *         "donations_last_24h": 0,
                      *         "beneficiary_contact": null,
                      *         "trustStatus": {
-                     *           "aiDecision": "approve",
-                     *           "trustScore": 100,
-                     *           "payoutHold": false,
-                     *           "rejectionReasons": [],
-                     *           "userMessages": []
+                     *           "aiDecision": "block",
+                     *           "trustScore": 75,
+                     *           "payoutHold": true,
+                     *           "rejectionReasons": [
+                     *             "story_too_short"
+                     *           ],
+                     *           "userMessages": [
+                     *             {
+                     *               "code": "STORY_TOO_SHORT",
+                     *               "field": "story_html",
+                     *               "message": "The story needs at least 20 characters of text."
+                     *             }
+                     *           ]
                      *         }
                      *       }
                      *     }
@@ -11277,7 +11449,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "fundraiser_id": "da398ee2-0a34-4960-b9d8-1d679e4dcb17",
+                     *         "fundraiser_id": "8775f3fb-a04d-4cf2-b47f-6de4e4c73c27",
                      *         "channel": "whatsapp",
                      *         "shares_count": 1
                      *       }
@@ -11388,13 +11560,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "fundraiser_id": "08c69141-1152-4128-827e-48d6b7da07c7",
-                     *         "title": "Test campaign f0dd0f83",
+                     *         "fundraiser_id": "f59b6054-745d-4530-9758-f7577c10fa3a",
+                     *         "title": "Test campaign 8aedd744",
                      *         "goal_amount_cents": 20000,
                      *         "total_raised_cents": 5000,
                      *         "total_tips_cents": 0,
                      *         "donation_count": 3,
                      *         "donor_count": 2,
+                     *         "recurring_donor_count": 0,
                      *         "percentage_funded": 25
                      *       }
                      *     }
@@ -11534,45 +11707,45 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "29c2f448-b531-4cf9-95dc-b2ed34da2a3e",
-                     *         "title": "Winter food for the Austin dog shelter",
-                     *         "slug": "demo-winter-food-for-the-austin-dog-shelter",
-                     *         "summary": "Kibble and vaccines for 120 rescued dogs.",
-                     *         "story_html": "<p>Kibble and vaccines for 120 rescued dogs. Every gift goes straight to the cause, and we will post updates as we go.</p>",
-                     *         "goal_amount_cents": 800000,
+                     *         "id": "eaa0e8e9-fa18-446c-91d6-56649ea9404a",
+                     *         "title": "Test campaign 32a4c45f",
+                     *         "slug": "test-campaign-32a4c45f",
+                     *         "summary": "A test campaign",
+                     *         "story_html": "<p>A story long enough to read.</p>",
+                     *         "goal_amount_cents": 100000,
                      *         "currency": "USD",
                      *         "status": "active",
                      *         "visibility": "public",
                      *         "type": "personal",
                      *         "is_project": false,
-                     *         "category": "4",
+                     *         "category": null,
                      *         "tags": null,
-                     *         "cover_image": null,
+                     *         "cover_image": "https://img.example.test/cover.jpg",
                      *         "cover_image_focal_x": null,
                      *         "cover_image_focal_y": null,
                      *         "images": null,
                      *         "video_url": null,
-                     *         "location": "Austin, TX",
+                     *         "location": null,
                      *         "beneficiary_name": null,
-                     *         "owner_user_id": "17002dc9-cdb3-4e65-9d33-93982017ec76",
+                     *         "owner_user_id": "ef27c803-3fd9-494c-9cb3-ee3ba7ea4456",
                      *         "org_id": null,
-                     *         "donor_count": 5,
+                     *         "donor_count": 0,
                      *         "source_language": "en",
-                     *         "end_date": "2027-02-22",
-                     *         "approved_at": "2026-11-24T23:05:52.265Z",
+                     *         "end_date": null,
+                     *         "approved_at": "2026-11-27T23:20:52.032Z",
                      *         "goal_reached_at": null,
                      *         "cover_tint": null,
-                     *         "donations_last_24h": 5,
-                     *         "total_raised_cents": 312500,
-                     *         "category_name": "Animals",
+                     *         "donations_last_24h": 0,
+                     *         "total_raised_cents": 0,
+                     *         "category_name": null,
                      *         "profiles": {
-                     *           "name": "Demo Creator",
+                     *           "name": "Olga Owner",
                      *           "avatar": null,
                      *           "email_verified": true,
-                     *           "profile_slug": "demo-creator"
+                     *           "profile_slug": "user-b97029aa"
                      *         },
-                     *         "donation_count": 5,
-                     *         "percentage_funded": 39.06,
+                     *         "donation_count": 0,
+                     *         "percentage_funded": 0,
                      *         "shares_count": 0,
                      *         "outcome_report": null
                      *       }
@@ -14800,11 +14973,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "2510a83a-af09-4675-8668-d22e863af651",
+                     *           "id": "51a447d1-2f0a-43e4-a84c-7adf0515db44",
                      *           "fundraiser": {
-                     *             "id": "ecd03159-d68a-4980-83ac-0db98d5213e9",
-                     *             "title": "Test campaign 858f6cdc",
-                     *             "slug": "test-campaign-858f6cdc"
+                     *             "id": "ed99e780-0ccf-4c01-87e3-bab6fda02c2d",
+                     *             "title": "Test campaign 550d0fb4",
+                     *             "slug": "test-campaign-550d0fb4"
                      *           },
                      *           "amount_cents": 8888,
                      *           "tip_cents": 0,
@@ -14815,14 +14988,15 @@ export interface operations {
                      *           "receipt_id": null,
                      *           "created_at": "2026-01-06T00:00:00.000Z",
                      *           "paid_at": null,
-                     *           "refunded_at": null
+                     *           "refunded_at": null,
+                     *           "recurring_gift_id": null
                      *         },
                      *         {
-                     *           "id": "702d6c65-b6a1-4740-8aaf-bf21a0c228fe",
+                     *           "id": "d14d9c02-79b0-40f0-98fe-830b59febda0",
                      *           "fundraiser": {
-                     *             "id": "ecd03159-d68a-4980-83ac-0db98d5213e9",
-                     *             "title": "Test campaign 858f6cdc",
-                     *             "slug": "test-campaign-858f6cdc"
+                     *             "id": "ed99e780-0ccf-4c01-87e3-bab6fda02c2d",
+                     *             "title": "Test campaign 550d0fb4",
+                     *             "slug": "test-campaign-550d0fb4"
                      *           },
                      *           "amount_cents": 9999,
                      *           "tip_cents": 0,
@@ -14833,7 +15007,8 @@ export interface operations {
                      *           "receipt_id": null,
                      *           "created_at": "2026-01-05T00:00:00.000Z",
                      *           "paid_at": null,
-                     *           "refunded_at": null
+                     *           "refunded_at": null,
+                     *           "recurring_gift_id": null
                      *         }
                      *       ],
                      *       "pagination": {
@@ -15314,6 +15489,329 @@ export interface operations {
             };
             /** @description Not allowed (permission, flag, verified email, ...) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMeRecurringGifts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": []
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"][];
+                    };
+                };
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMeRecurringGiftsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Moving on"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why the donor stops (kept with the gift, at most 500 characters) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "39e1e59d-e024-4e07-a014-59c70fdf7907",
+                     *         "fundraiser": {
+                     *           "id": "cdaf5f57-f6e9-48c9-9a53-d14d48036299",
+                     *           "title": "Test campaign 5dd7502f",
+                     *           "slug": "test-campaign-5dd7502f"
+                     *         },
+                     *         "amount_cents": 1000,
+                     *         "tip_cents": 0,
+                     *         "currency": "USD",
+                     *         "interval": "month",
+                     *         "status": "canceled",
+                     *         "next_payment_at": null,
+                     *         "started_at": "2026-11-27T23:21:43.985Z",
+                     *         "canceled_at": "2026-11-27T23:21:44.394Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchMeRecurringGiftsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "paused": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 100 to 10,000,000 cents */
+                    amount_cents?: number;
+                    /** @description true pauses the payments until set back to false */
+                    paused?: boolean;
+                    /** @description 0 to 1,000,000 cents */
+                    tip_cents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7a93466c-9e53-4892-be04-79ea1b9e2435",
+                     *         "fundraiser": {
+                     *           "id": "ad965e77-95cb-47bc-82c3-af5d9ec39914",
+                     *           "title": "Test campaign ddffcb33",
+                     *           "slug": "test-campaign-ddffcb33"
+                     *         },
+                     *         "amount_cents": 1000,
+                     *         "tip_cents": 100,
+                     *         "currency": "USD",
+                     *         "interval": "month",
+                     *         "status": "paused",
+                     *         "next_payment_at": "2026-12-27T23:21:39.000Z",
+                     *         "started_at": "2026-11-27T23:21:40.201Z",
+                     *         "canceled_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18418,10 +18916,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "fundraiser_id": "a24969cc-6279-460e-a877-2dbab5cbde18",
-                 *       "amount_cents": 16134,
-                 *       "tip_cents": 474,
-                 *       "donor_email": "donor61@load.test"
+                 *       "fundraiser_id": "e0241881-e535-4f60-bc51-3045ec3b4edb",
+                 *       "amount_cents": 1500,
+                 *       "tip_cents": 200,
+                 *       "donor_name": "Grace",
+                 *       "donor_email": "grace@example.test"
                  *     }
                  */
                 "application/json": {
@@ -18458,11 +18957,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "donation_id": "516db66c-e67d-4442-92ee-dafe9eefb085",
-                     *         "payment_intent_id": "pi_sb_b77b3fd864d6d9b590ffc7b3",
-                     *         "client_secret": "pi_sb_b77b3fd864d6d9b590ffc7b3_secret_8cf23d3aaba678d2b980d517",
-                     *         "amount_cents": 16134,
-                     *         "tip_cents": 474,
+                     *         "donation_id": "ac463320-d205-49ef-97a0-6faf96ab56eb",
+                     *         "payment_intent_id": "pi_sb_1ca0121bb63eb0090b1d9cf1",
+                     *         "client_secret": "pi_sb_1ca0121bb63eb0090b1d9cf1_secret_a46734b1a0cb42188e73aa77",
+                     *         "amount_cents": 1500,
+                     *         "tip_cents": 200,
                      *         "currency": "USD",
                      *         "status": "pending"
                      *       }
@@ -22359,6 +22858,329 @@ export interface operations {
             };
         };
     };
+    getRecurringGiftsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c178e610-94a7-434f-b26c-f78dd5479c2b",
+                     *         "fundraiser": {
+                     *           "id": "a95af542-a920-4da3-9ebe-9b168951c46f",
+                     *           "title": "Test campaign 5d7719cd",
+                     *           "slug": "test-campaign-5d7719cd"
+                     *         },
+                     *         "amount_cents": 1000,
+                     *         "tip_cents": 0,
+                     *         "currency": "USD",
+                     *         "interval": "month",
+                     *         "status": "active",
+                     *         "next_payment_at": "2027-03-28T23:21:46.000Z",
+                     *         "started_at": "2026-11-27T23:21:47.060Z",
+                     *         "canceled_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRecurringGiftsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Why the donor stops (kept with the gift, at most 500 characters) */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c178e610-94a7-434f-b26c-f78dd5479c2b",
+                     *         "fundraiser": {
+                     *           "id": "a95af542-a920-4da3-9ebe-9b168951c46f",
+                     *           "title": "Test campaign 5d7719cd",
+                     *           "slug": "test-campaign-5d7719cd"
+                     *         },
+                     *         "amount_cents": 1500,
+                     *         "tip_cents": 0,
+                     *         "currency": "USD",
+                     *         "interval": "month",
+                     *         "status": "canceled",
+                     *         "next_payment_at": null,
+                     *         "started_at": "2026-11-27T23:21:47.060Z",
+                     *         "canceled_at": "2026-11-27T23:22:41.811Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchRecurringGiftsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount_cents": 1500
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 100 to 10,000,000 cents */
+                    amount_cents?: number;
+                    /** @description true pauses the payments until set back to false */
+                    paused?: boolean;
+                    /** @description 0 to 1,000,000 cents */
+                    tip_cents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c178e610-94a7-434f-b26c-f78dd5479c2b",
+                     *         "fundraiser": {
+                     *           "id": "a95af542-a920-4da3-9ebe-9b168951c46f",
+                     *           "title": "Test campaign 5d7719cd",
+                     *           "slug": "test-campaign-5d7719cd"
+                     *         },
+                     *         "amount_cents": 1500,
+                     *         "tip_cents": 0,
+                     *         "currency": "USD",
+                     *         "interval": "month",
+                     *         "status": "active",
+                     *         "next_payment_at": "2027-03-28T23:21:46.000Z",
+                     *         "started_at": "2026-11-27T23:21:47.060Z",
+                     *         "canceled_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecurringGift"];
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postReferralsClicks: {
         parameters: {
             query?: never;
@@ -23181,7 +24003,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "eyJ1IjoiOWJkYWQ5MDQtYzU2NC00ZTZiLWE2OTAtNTYzM2ViYzVhODhlIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.JYFd7oiUEk2NRMbnWz6zG8qf"
+                 *       "token": "eyJ1IjoiN2M5ZTA0M2MtMTFjNi00MzM3LWEyMmQtMzdmNTk5NGJkNDNjIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.9qWf0125MJc6GvPsHcCP3rit"
                  *     }
                  */
                 "application/json": {
@@ -23369,7 +24191,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "nobody-057b84@example.test"
+                 *       "email": "nobody-411a37@example.test"
                  *     }
                  */
                 "application/json": {
@@ -23474,7 +24296,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "eyJ1IjoiOWJkYWQ5MDQtYzU2NC00ZTZiLWE2OTAtNTYzM2ViYzVhODhlIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.JYFd7oiUEk2NRMbnWz6zG8qf"
+                 *       "token": "eyJ1IjoiN2M5ZTA0M2MtMTFjNi00MzM3LWEyMmQtMzdmNTk5NGJkNDNjIiwiYyI6ImNhbXBhaWduX3VwZGF0ZSJ9.9qWf0125MJc6GvPsHcCP3rit"
                  *     }
                  */
                 "application/json": {
@@ -23828,6 +24650,7 @@ export interface operations {
                      *       "data": {
                      *         "email": {
                      *           "donation_received": true,
+                     *           "recurring_gift_started": true,
                      *           "comment_received": true,
                      *           "new_follower": true,
                      *           "campaign_update": true,
@@ -23852,6 +24675,7 @@ export interface operations {
                                 goal_reached: boolean;
                                 new_follower: boolean;
                                 payout_paid: boolean;
+                                recurring_gift_started: boolean;
                             };
                         };
                     };
@@ -23943,6 +24767,7 @@ export interface operations {
                         goal_reached?: boolean;
                         new_follower?: boolean;
                         payout_paid?: boolean;
+                        recurring_gift_started?: boolean;
                     };
                 };
             };
@@ -23959,6 +24784,7 @@ export interface operations {
                      *       "data": {
                      *         "email": {
                      *           "donation_received": true,
+                     *           "recurring_gift_started": true,
                      *           "comment_received": true,
                      *           "new_follower": true,
                      *           "campaign_update": false,
@@ -23983,6 +24809,7 @@ export interface operations {
                                 goal_reached: boolean;
                                 new_follower: boolean;
                                 payout_paid: boolean;
+                                recurring_gift_started: boolean;
                             };
                         };
                     };
@@ -24712,7 +25539,7 @@ export interface operations {
                     /** @description The event types to receive, or ['*'] for all */
                     events: [
                         "*"
-                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
+                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed" | "recurring_gift.started" | "recurring_gift.canceled")[];
                     /**
                      * Format: uuid
                      * @description An organization where the caller holds org.update_settings: the endpoint then receives its events
@@ -24998,7 +25825,7 @@ export interface operations {
                     /** @description The event types to receive, or ['*'] for all */
                     events?: [
                         "*"
-                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed")[];
+                    ] | ("donation.paid" | "donation.refunded" | "fundraiser.published" | "fundraiser.goal_reached" | "comment.created" | "update.posted" | "payout.paid" | "payout.failed" | "recurring_gift.started" | "recurring_gift.canceled")[];
                     /** @enum {string} */
                     status?: "enabled" | "disabled";
                     /**
@@ -26329,6 +27156,114 @@ export interface operations {
             };
         };
     };
+    postSandboxClockAdvance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "seconds": 2678400
+                 *     }
+                 */
+                "application/json": {
+                    /** @description How far to move the sandbox clock: 1 second to 5 years */
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "now": "2026-12-28T23:21:40.000Z",
+                     *         "offset_seconds": 2678400,
+                     *         "renewals": {
+                     *           "charged": 1,
+                     *           "declined": 0,
+                     *           "canceled": 0,
+                     *           "skipped": 1
+                     *         },
+                     *         "webhook_delivered": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The sandbox clock's time after the move */
+                            now: string;
+                            /** @description How far ahead of real time the sandbox clock now is */
+                            offset_seconds: number;
+                            renewals: {
+                                /** @description Subscriptions canceled after the processor's last retry */
+                                canceled: number;
+                                charged: number;
+                                declined: number;
+                                /** @description Periods of paused subscriptions (nothing collected) */
+                                skipped: number;
+                            };
+                            webhook_delivered: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSandboxConnectById: {
         parameters: {
             query?: {
@@ -26750,6 +27685,119 @@ export interface operations {
                             id: string;
                             status: string;
                             webhook_delivered: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body of a media type the operation does not take */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSandboxSubscriptionsByIdFailNext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "count": 1
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How many charge attempts in a row decline (default 1; 4 declines through the processor's last retry, which cancels the subscription)
+                     * @default 1
+                     */
+                    count?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "subscription_id": "sub_sb_eb84ec94c9a264a5dc61f951",
+                     *         "declines_pending": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            declines_pending: number;
+                            subscription_id: string;
                         };
                     };
                 };

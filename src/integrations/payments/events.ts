@@ -123,6 +123,10 @@ export interface InvoicePaymentFailed extends EventBase {
   kind: 'InvoicePaymentFailed';
   invoice_id: string;
   subscription_id: string | null;
+  /** Where the payer can pay the invoice with another card (Stripe's hosted invoice page), when it says. */
+  hosted_invoice_url: string | null;
+  /** When the processor tries again; null after its last retry. */
+  next_payment_attempt: Date | null;
 }
 
 /** customer.subscription.updated / .deleted */

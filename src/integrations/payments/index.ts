@@ -30,3 +30,5 @@ export function registerSandboxJobs(jobs: JobWorker, deps: DeliveryDeps): void {
   jobs.register(SANDBOX_PAYOUT_QUEUE, settlePayoutHandler(deps));
 }
 export { getObject as getSandboxObject } from './sandbox.repo';
+export { advanceClock as advanceSandboxClock, clockNowS as sandboxClockNowS } from './sandbox-clock';
+export { failNext as failNextSandboxRenewal, findSubscription as findSandboxSubscription, renewNextDue as renewNextDueSandbox, MAX_ATTEMPTS as SANDBOX_MAX_ATTEMPTS } from './sandbox-renewals';

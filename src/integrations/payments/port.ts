@@ -86,6 +86,21 @@ export interface SubscriptionResult {
   client_secret: string | null;
 }
 
+/** A change to a subscription's future invoices (nothing already invoiced changes). */
+export interface UpdateSubscriptionInput {
+  subscription_id: string;
+  /** The whole amount of each future invoice; unchanged when absent. */
+  amount_cents?: number;
+  /** true: future invoices are not collected until resumed (Stripe's pause_collection); false: resumed. */
+  paused?: boolean;
+  idempotencyKey: string;
+}
+
+export interface CancelSubscriptionInput {
+  subscription_id: string;
+  idempotencyKey: string;
+}
+
 export interface ConnectedAccount {
   id: string;
   charges_enabled: boolean;
@@ -138,6 +153,10 @@ export interface PaymentProcessor {
   createCheckoutSession(input: CreateCheckoutInput): Promise<CheckoutSessionResult>;
   createSetupIntent(input: CreateSetupIntentInput): Promise<SetupIntentResult>;
   createSubscription(input: CreateSubscriptionInput): Promise<SubscriptionResult>;
+  /** Changes a subscription from its next invoice on (no proration); `customer.subscription.updated` follows. */
+  updateSubscription(input: UpdateSubscriptionInput): Promise<void>;
+  /** Cancels a subscription at once (an already canceled one is left as it is); `customer.subscription.deleted` follows. */
+  cancelSubscription(input: CancelSubscriptionInput): Promise<void>;
   /**
    * The row a PaymentIntent's metadata names (null when the processor does not know the intent
    * or its metadata names none): links a refund or dispute that arrives before any event naming

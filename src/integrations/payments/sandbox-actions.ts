@@ -5,6 +5,7 @@ import { chargeObject, nowS, periodEnd, sbId, sessionView } from './sandbox-obje
 import { createObject, updateObject } from './sandbox.repo';
 import { recordBalanceTxn, recordChargeTxn } from './sandbox-balance';
 import { confirmSetupIntent as confirmSetup, settleInvoiceOf } from './sandbox-subscriptions';
+import { clockNowS } from './sandbox-clock';
 
 /**
  * What the sandbox's pages and test endpoints do to its objects: each action changes the
@@ -77,7 +78,8 @@ export function completeCheckout(db: Db, sessionId: string): Promise<CheckoutOut
       after = [sandboxEvent('payment_intent.succeeded', pi)];
     } else if (s.mode === 'subscription') {
       const interval: 'month' | 'year' = s.interval === 'year' ? 'year' : 'month';
-      const start = nowS();
+      // Periods follow the sandbox clock, so a subscription started after advancing it renews a period later.
+      const start = await clockNowS(trx);
       const subId = sbId('sub');
       const customer = sbId('cus');
       const sub = {

@@ -6,6 +6,7 @@ import { recordEvents, sandboxEvent, type SandboxEvent } from './sandbox-deliver
 import { chargeObject, nowS, periodEnd, sbId } from './sandbox-objects';
 import { createObject, updateObject } from './sandbox.repo';
 import { recordChargeTxn } from './sandbox-balance';
+import { clockNowS } from './sandbox-clock';
 
 /**
  * The sandbox's SetupIntents and API-created subscriptions, shaped as Stripe's: a SetupIntent
@@ -92,7 +93,7 @@ function invoiceObject(sub: Obj, pi: Obj, status: 'open' | 'paid'): Obj {
 export async function createSubscription(db: Db, input: CreateSubscriptionInput): Promise<SubscriptionResult & { events: SandboxEvent[] }> {
   return db.transaction(async (trx) => {
     const saved = input.default_payment_method ?? null;
-    const start = nowS();
+    const start = await clockNowS(trx);
     const end = periodEnd(start, input.interval);
     const currency = input.currency.toLowerCase();
     const sub: Obj = {

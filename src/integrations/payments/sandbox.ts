@@ -16,7 +16,10 @@ import type {
   ProcessorPayout,
   SetupIntentResult,
   SubscriptionResult,
+  CancelSubscriptionInput,
+  UpdateSubscriptionInput,
 } from './port';
+import { cancelSubscription, updateSubscription } from './sandbox-renewals';
 import { deliverEvents } from './sandbox-delivery';
 import { sessionView } from './sandbox-objects';
 import { createSetupIntent, createSubscription } from './sandbox-subscriptions';
@@ -125,6 +128,22 @@ export class SandboxProcessor implements PaymentProcessor {
       });
     }
     return sub;
+  }
+
+  async updateSubscription(input: UpdateSubscriptionInput): Promise<void> {
+    this.deliverLater(await updateSubscription(this.db, input));
+  }
+
+  async cancelSubscription(input: CancelSubscriptionInput): Promise<void> {
+    this.deliverLater(await cancelSubscription(this.db, input));
+  }
+
+  /** Stripe reports a change by webhook after the call answers; so does the sandbox (recorded events are redelivered by a job when this fails). */
+  private deliverLater(events: SandboxEvent[]): void {
+    if (!events.length) return;
+    setImmediate(() => {
+      deliverEvents({ config: this.config, db: this.db, payments: this }, events).catch(() => undefined);
+    });
   }
 
   async retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]> {

@@ -159,7 +159,15 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
       };
     }
     case 'invoice.payment_failed':
-      return { ...base, ref: refOf(invoiceMetadata(o)), kind: 'InvoicePaymentFailed', invoice_id: r.id('id'), subscription_id: invoiceSubscription(o) };
+      return {
+        ...base,
+        ref: refOf(invoiceMetadata(o)),
+        kind: 'InvoicePaymentFailed',
+        invoice_id: r.id('id'),
+        subscription_id: invoiceSubscription(o),
+        hosted_invoice_url: str(o.hosted_invoice_url),
+        next_payment_attempt: date(o.next_payment_attempt),
+      };
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted': {
       const item = isObj(o.items) && Array.isArray(o.items.data) && isObj(o.items.data[0]) ? o.items.data[0] : null;

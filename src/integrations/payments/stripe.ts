@@ -15,6 +15,8 @@ import type {
   ProcessorPayout,
   SetupIntentResult,
   SubscriptionResult,
+  CancelSubscriptionInput,
+  UpdateSubscriptionInput,
 } from './port';
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
@@ -202,6 +204,34 @@ export class StripeProcessor implements PaymentProcessor {
       latest_invoice: inv ? (inv.id ?? null) : (invoice as string | null),
       client_secret: saved ? null : (inv?.confirmation_secret?.client_secret ?? null),
     };
+  }
+
+  async updateSubscription(input: UpdateSubscriptionInput): Promise<void> {
+    const params: Stripe.SubscriptionUpdateParams = { proration_behavior: 'none' };
+    if (input.amount_cents !== undefined) {
+      // One price for the whole amount from the next invoice: the first item takes it, any other item goes.
+      const sub = await this.stripe.subscriptions.retrieve(input.subscription_id);
+      const [first, ...rest] = sub.items.data;
+      if (!first) throw new Error(`subscription ${input.subscription_id} has no items`);
+      const product = typeof first.price.product === 'string' ? first.price.product : first.price.product.id;
+      params.items = [
+        { id: first.id, price_data: { currency: first.price.currency, product, unit_amount: input.amount_cents, recurring: { interval: first.price.recurring?.interval ?? 'month' } } },
+        ...rest.map((i) => ({ id: i.id, deleted: true })),
+      ];
+    }
+    if (input.paused !== undefined) params.pause_collection = input.paused ? { behavior: 'void' } : '';
+    await this.stripe.subscriptions.update(input.subscription_id, params, { idempotencyKey: input.idempotencyKey });
+  }
+
+  async cancelSubscription(input: CancelSubscriptionInput): Promise<void> {
+    try {
+      await this.stripe.subscriptions.cancel(input.subscription_id, {}, { idempotencyKey: input.idempotencyKey });
+    } catch (err) {
+      // Already canceled (or gone): what was asked for holds.
+      const e = err as { statusCode?: number; code?: string };
+      if (e.statusCode === 404 || e.code === 'resource_missing') return;
+      throw err;
+    }
   }
 
   async paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {

@@ -33,6 +33,7 @@ async function decide(ctx: AppContext, actor: Actor, id: string, to: 'active' | 
     }
     const next = await recordReviewDecision(trx, id, { decision: to, reviewerId: actor.userId, reasons });
     if (to === 'active') await emit(trx, 'fundraiser.published', { fundraiser_id: next.id, owner_user_id: next.owner_user_id, org_id: next.org_id ?? null });
+    else await emit(trx, 'fundraiser.updated', { fundraiser_id: next.id, fields: ['status'] });
     return next;
   });
   await forgetTrustStatus(ctx, id);

@@ -2,6 +2,8 @@ import { on, type Subscriber } from '../../events';
 import { queueComposedMail } from '../../integrations/mail';
 import { joinCampaign } from '../fundraisers';
 import { receiptMail } from './donations.mail';
+import { monthlyReceiptExtras } from './recurring.mail';
+import { manageUrl } from './recurring.tokens';
 
 /**
  * donation.paid -> the donor's receipt mail, queued in the subscriber's own exactly-once
@@ -12,11 +14,9 @@ export const donationSubscribers: Subscriber[] = [
     if (!p.donor_email) return;
     const row = await joinCampaign(trx('donations as d'), 'f', 'd.fundraiser_id')
       .where('d.id', p.donation_id)
-      .first('d.locale', 'f.title');
+      .first('d.locale', 'f.title', 'd.recurring_gift_id');
     if (!row) return;
-    await queueComposedMail(
-      trx,
-      receiptMail(ctx.config.SITE_URL, {
+    const mail = receiptMail(ctx.config.SITE_URL, {
         to: p.donor_email,
         locale: row.locale,
         campaign: row.title,
@@ -24,7 +24,13 @@ export const donationSubscribers: Subscriber[] = [
         tip_cents: p.tip_cents,
         currency: p.currency,
         receipt_id: p.receipt_id,
-      }),
-    );
+      });
+    // Each receipt of a monthly gift carries the signed link that lets a guest donor change or stop it.
+    if (row.recurring_gift_id) {
+      const extras = monthlyReceiptExtras(row.locale, await manageUrl(trx, ctx.config.SITE_URL, row.recurring_gift_id));
+      mail.paragraphs.push(extras.paragraph);
+      mail.links = [...(mail.links ?? []), extras.link];
+    }
+    await queueComposedMail(trx, mail);
   }),
 ];

@@ -4,12 +4,30 @@ import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, p
 import { donationSubscribers } from './donations.events';
 import { donationWebhooks } from './donations.webhooks';
 import { donationsPersonalData } from './donations.personal-data';
+import { recurringDonorCounts, recurringGiftsHaveInvoices } from './recurring.check';
+import { SYNC_QUEUE } from './recurring.changes';
+import { recurringSubscribers } from './recurring.events';
+import { guestRecurringRoutes, meRecurringRoutes } from './recurring.routes';
+import { syncJob } from './recurring.service';
+
+declare module '../notifications/notification-types' {
+  interface NotificationTypeRegistry {
+    recurring_gift_started: true;
+  }
+}
 
 export default defineModule({
   name: 'donations',
   personalData: donationsPersonalData,
-  routes: [routes],
-  subscribers: donationSubscribers,
+  routes: [routes, meRecurringRoutes, guestRecurringRoutes],
+  subscribers: [...donationSubscribers, ...recurringSubscribers],
+  jobs: (ctx) => ctx.jobs.register(SYNC_QUEUE, (payload) => syncJob(ctx, payload)),
+  notificationTypes: {
+    recurring_gift_started: {
+      order: 15,
+      labels: { en: 'new monthly donors', ru: 'новых ежемесячных донорах', uk: 'нових щомісячних донорів', es: 'nuevos donantes mensuales' },
+    },
+  },
   webhookHandlers: { ref: 'donation', handlers: donationWebhooks },
   checks: {
     'donation counters': campaignCountersVsDonations,
@@ -17,5 +35,7 @@ export default defineModule({
     'donations vs ledger': donationsVsLedger,
     'paid gift buckets': paidBucketsVsDonations,
     'processor successes': processorSuccessesVsDonations,
+    'recurring donor counts': recurringDonorCounts,
+    'monthly gift invoices': recurringGiftsHaveInvoices,
   },
 });

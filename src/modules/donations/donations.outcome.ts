@@ -24,6 +24,7 @@ export async function readOutcome(ctx: AppContext, id: string) {
     currency: d.currency,
     fundraiser: { id: f.id, title: f.title, slug: f.slug },
     receipt_id: d.paid_at ? d.receipt_id : null,
+    recurring_gift_id: d.recurring_gift_id ?? null,
     created_at: iso(d.created_at)!,
     paid_at: iso(d.paid_at),
   };

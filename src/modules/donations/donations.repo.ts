@@ -19,7 +19,8 @@ export interface DonationRow {
   tip_cents: number;
   currency: string;
   status: DonationStatus;
-  method: 'payment_intent' | 'checkout';
+  /** `subscription`: a renewal of a monthly gift (its first payment is a checkout). */
+  method: 'payment_intent' | 'checkout' | 'subscription';
   processor_payment_intent_id: string | null;
   processor_checkout_session_id: string | null;
   processor_charge_id: string | null;
@@ -33,6 +34,10 @@ export interface DonationRow {
   dispute_fee_txns: number;
   receipt_id: string;
   locale: string;
+  /** The monthly gift this payment belongs to; null for a one-time gift. */
+  recurring_gift_id: string | null;
+  /** The invoice a monthly gift's payment came from. */
+  processor_invoice_id: string | null;
   paid_at: Date | null;
   created_at: Date;
 }
@@ -68,6 +73,11 @@ export async function findById(db: Q, id: string, forUpdate = false): Promise<Do
   const q = db('donations').where({ id });
   if (forUpdate) q.forUpdate();
   return toRow(await q.first());
+}
+
+/** The gift an invoice paid (a monthly gift's payment), if it was recorded. */
+export async function findByInvoice(db: Q, invoiceId: string): Promise<DonationRow | undefined> {
+  return toRow(await db('donations').where({ processor_invoice_id: invoiceId }).first());
 }
 
 /** The gift a processor object names: by its own id columns, in order (PaymentIntent, Checkout Session, charge). */

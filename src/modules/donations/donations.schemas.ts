@@ -32,6 +32,10 @@ export const intentBody = z.object({
 export const checkoutBody = intentBody.extend({
   success_url: z.string().max(2000).optional().describe('On SITE_URL\'s origin; default {site_url}/fundraisers/{slug}?donation={donation_id}'),
   cancel_url: z.string().max(2000).optional().describe('On SITE_URL\'s origin; default {site_url}/fundraisers/{slug}?donation={donation_id}&canceled=true'),
+  interval: z
+    .enum(['month'])
+    .optional()
+    .describe('`month`: a monthly gift (Checkout in subscription mode). The first payment and each renewal become one gift each; the tip, if any, rides along every month'),
 });
 
 export type IntentBody = z.infer<typeof intentBody>;
@@ -49,7 +53,14 @@ export const intentAnswer = z.object({
   }),
 });
 
-export const checkoutAnswer = z.object({ data: z.object({ donation_id: uuid, url: z.string(), status: z.literal('pending') }) });
+export const checkoutAnswer = z.object({
+  data: z.object({
+    donation_id: uuid,
+    url: z.string(),
+    status: z.literal('pending'),
+    recurring_gift_id: uuid.optional().describe('A monthly gift only: the gift to manage under /me/recurring-gifts once its first payment settles'),
+  }),
+});
 
 /** Receipt ids are 32 url-safe characters; anything else cannot name a receipt. */
 export const receiptId = z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'must be a receipt id');
@@ -104,6 +115,7 @@ export const outcomeAnswer = z.object({
     currency: z.string(),
     fundraiser: fundraiserRef,
     receipt_id: z.string().nullable().describe('null until the gift is paid; then GET /donations/receipt/{receipt_id} reads it'),
+    recurring_gift_id: uuid.nullable().describe('The monthly gift this payment belongs to; null for a one-time gift'),
     created_at: z.string(),
     paid_at: z.string().nullable(),
   }).meta({ id: 'Donation', description: "A gift's outcome, as the return page reads it: never an email or a processor id" }),

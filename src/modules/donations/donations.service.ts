@@ -11,6 +11,7 @@ import { userProfile } from '../idp';
 import { canRead } from '../fundraisers';
 import { plainText } from '../../infra/plain-text';
 import * as repo from './donations.repo';
+import * as recurringRepo from './recurring.repo';
 import type { DonationRow } from './donations.repo';
 import type { CheckoutBody, IntentBody } from './donations.schemas';
 
@@ -48,7 +49,10 @@ function siteUrl(ctx: AppContext, value: string | undefined, path: string): stri
   return u.toString();
 }
 
-/** The pending row, written before any processor call: its id is the idempotency key and the metadata link. */
+/**
+ * The pending row, written before any processor call: its id is the idempotency key and the
+ * metadata link. A monthly gift's row is written with it, in one transaction.
+ */
 async function pendingRow(
   ctx: AppContext,
   req: Request,
@@ -56,31 +60,41 @@ async function pendingRow(
   body: IntentBody,
   method: DonationRow['method'],
   urls: { success_url?: string | null; cancel_url?: string | null } = {},
+  monthly = false,
 ) {
   const f = await acceptingCampaign(ctx, actor, body.fundraiser_id);
   if (!actor && !body.donor_email) throw invalid('body.donor_email', 'a guest must give donor_email');
   await requireHumanGuest(ctx, actor, { captchaToken: body.captchaToken, attestation: req.header(ATTESTATION_HEADER), ip: req.ip });
   const profileName = actor ? ((await userProfile(ctx.db, actor.userId))?.name ?? null) : null;
-  const row = await repo.insertDonation(ctx.db, {
+  const donor = {
     fundraiser_id: f.id,
     donor_user_id: actor?.userId ?? null,
     // A signed-in donor's receipts go to the account's address.
     donor_email: actor ? actor.email : body.donor_email!.toLowerCase(),
     donor_name: body.donor_name?.trim() || profileName,
     anonymous: body.anonymous ?? false,
-    message: cleanMessage(body.message),
-    referral_code: body.ref ?? null,
     amount_cents: body.amount_cents,
     tip_cents: body.tip_cents ?? 0,
     currency: f.currency,
-    status: 'pending',
-    method,
-    receipt_id: randomBytes(24).toString('base64url'),
     locale: requestLocale(req) ?? 'en',
-    success_url: urls.success_url ?? null,
-    cancel_url: urls.cancel_url ?? null,
+  };
+  const message = cleanMessage(body.message);
+  return ctx.db.transaction(async (trx) => {
+    const gift = monthly ? await recurringRepo.insert(trx, donor) : null;
+    const row = await repo.insertDonation(trx, {
+      ...donor,
+      message,
+      referral_code: body.ref ?? null,
+      status: 'pending',
+      method,
+      receipt_id: randomBytes(24).toString('base64url'),
+      success_url: urls.success_url ?? null,
+      cancel_url: urls.cancel_url ?? null,
+      recurring_gift_id: gift?.id ?? null,
+    });
+    if (gift) await recurringRepo.update(trx, gift.id, { first_donation_id: row.id });
+    return { f, row, gift };
   });
-  return { f, row };
 }
 
 /**
@@ -101,7 +115,9 @@ async function processorCall<T>(ctx: AppContext, row: DonationRow, call: () => P
   }
 }
 
-const metadata = (row: DonationRow) => ({ kind: 'donation', donation_id: row.id });
+// A monthly gift's subscription names its first gift (the ref every event of it carries) and the gift itself.
+const metadata = (row: DonationRow): Record<string, string> =>
+  row.recurring_gift_id ? { kind: 'donation', donation_id: row.id, recurring_gift_id: row.recurring_gift_id } : { kind: 'donation', donation_id: row.id };
 
 /** POST /payments/create-intent: a PaymentIntent for the client to confirm (Stripe.js, or the sandbox). */
 export async function createIntent(ctx: AppContext, req: Request, actor: Actor | null, body: IntentBody) {
@@ -133,13 +149,15 @@ export async function createCheckout(ctx: AppContext, req: Request, actor: Actor
   if (actor) requireVerifiedEmail(actor);
   const success = siteUrl(ctx, body.success_url, 'body.success_url');
   const cancel = siteUrl(ctx, body.cancel_url, 'body.cancel_url');
-  const { f, row } = await pendingRow(ctx, req, actor, body, 'checkout', { success_url: success, cancel_url: cancel });
+  const monthly = body.interval === 'month';
+  const { f, row, gift } = await pendingRow(ctx, req, actor, body, 'checkout', { success_url: success, cancel_url: cancel }, monthly);
   const back = `${ctx.config.SITE_URL}/fundraisers/${encodeURIComponent(f.slug)}?donation=${row.id}`;
-  const lineItems = [{ name: `Donation to ${f.title}`.slice(0, 200), amount_cents: row.amount_cents }];
-  if (row.tip_cents > 0) lineItems.push({ name: 'Tip to the platform', amount_cents: row.tip_cents });
+  const lineItems = [{ name: `${monthly ? 'Monthly donation' : 'Donation'} to ${f.title}`.slice(0, 200), amount_cents: row.amount_cents }];
+  if (row.tip_cents > 0) lineItems.push({ name: monthly ? 'Monthly tip to the platform' : 'Tip to the platform', amount_cents: row.tip_cents });
   const session = await processorCall(ctx, row, () =>
     ctx.payments.createCheckoutSession({
-      mode: 'payment',
+      mode: monthly ? 'subscription' : 'payment',
+      ...(monthly ? { interval: 'month' as const } : {}),
       currency: f.currency,
       line_items: lineItems,
       metadata: metadata(row),
@@ -150,5 +168,6 @@ export async function createCheckout(ctx: AppContext, req: Request, actor: Actor
     }),
   );
   await repo.setProcessorIds(ctx.db, row.id, { cs: session.id });
-  return { donation_id: row.id, url: session.url, status: 'pending' as const };
+  if (gift) await recurringRepo.update(ctx.db, gift.id, { processor_checkout_session_id: session.id });
+  return { donation_id: row.id, url: session.url, status: 'pending' as const, ...(gift ? { recurring_gift_id: gift.id } : {}) };
 }

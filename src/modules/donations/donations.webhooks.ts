@@ -7,6 +7,9 @@ import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 import { withDisputeFees } from './donations.dispute-fees';
 import { settle, takeBack, type Outcome } from './donations.settle';
+import { giftCanceled } from './recurring.changes';
+import * as rrepo from './recurring.repo';
+import { monthlyCheckoutCompleted, monthlyInvoiceFailed, monthlyInvoicePaid, monthlySubscriptionChanged } from './recurring.webhooks';
 
 type Q = Knex | Knex.Transaction;
 
@@ -101,6 +104,21 @@ const checkoutPaid = onDonation<CheckoutCompleted>(async (ctx, trx, d, e, fee) =
   return settle(ctx, trx, d, { amount: e.amount_cents, currency: e.currency, paymentIntentId: e.payment_intent_id, chargeId: null, fee }, e.id);
 });
 
+/** Checkout in subscription mode is a monthly gift's; payment mode a one-time gift's. */
+const checkoutCompleted: WebhookHandler<CheckoutCompleted> = Object.assign(
+  (ctx: AppContext, e: CheckoutCompleted, trx: Knex.Transaction, prefetched?: unknown) =>
+    e.mode === 'subscription' ? monthlyCheckoutCompleted(ctx, e, trx, prefetched) : checkoutPaid(ctx, e, trx, prefetched),
+  { prefetch: checkoutPaid.prefetch },
+);
+
+/** An expired checkout fails its gift; a monthly gift that never started ends with it. */
+const checkoutFailed = onDonation<CheckoutFailed>(async (_ctx, trx, d) => {
+  const failed = await repo.markFailed(trx, d.id);
+  const g = d.recurring_gift_id ? await rrepo.find(trx, d.recurring_gift_id, true) : undefined;
+  if (g && g.status === 'incomplete') await giftCanceled(trx, g, { by: 'checkout', reason: null });
+  return failed ? 'applied' : 'ignored';
+}, false);
+
 /**
  * A refund or dispute proves the charge succeeded: a gift not yet paid (pending, or failed
  * before a later card succeeded) is settled first. From a charge, its amount is checked as
@@ -167,8 +185,11 @@ export const donationWebhooks: WebhookHandlerMap = {
   ),
   // In Checkout the payer may retry another card in the same session: only its expiry fails the gift.
   PaymentFailed: onDonation<PaymentFailed>(async (_ctx, trx, d) => (d.method === 'checkout' ? 'ignored' : (await repo.markFailed(trx, d.id)) ? 'applied' : 'ignored'), false),
-  CheckoutCompleted: checkoutPaid,
-  CheckoutFailed: onDonation<CheckoutFailed>(async (_ctx, trx, d) => ((await repo.markFailed(trx, d.id)) ? 'applied' : 'ignored'), false),
+  CheckoutCompleted: checkoutCompleted,
+  CheckoutFailed: checkoutFailed,
+  InvoicePaid: monthlyInvoicePaid,
+  InvoicePaymentFailed: monthlyInvoiceFailed,
+  SubscriptionChanged: monthlySubscriptionChanged,
   Refunded: refunded,
   DisputeOpened: disputeOpened,
   DisputeClosed: disputeClosed,

@@ -42,7 +42,7 @@ export async function listForDonor(db: Db, userId: string, f: ListFilter) {
     .where('d.donor_user_id', userId)
     .select(
       'd.id', 'd.amount_cents', 'd.tip_cents', 'd.currency', 'd.status', 'd.anonymous', 'd.message', 'd.receipt_id',
-      'd.created_at', 'd.paid_at', 'd.refunded_at', 'f.id as f_id', 'f.title as f_title', 'f.slug as f_slug',
+      'd.created_at', 'd.paid_at', 'd.refunded_at', 'd.recurring_gift_id', 'f.id as f_id', 'f.title as f_title', 'f.slug as f_slug',
       db.raw('count(*) over() as total'),
     )
     .orderBy([{ column: 'd.created_at', order: 'desc' }, { column: 'd.id', order: 'desc' }])
@@ -73,6 +73,7 @@ export async function listForDonor(db: Db, userId: string, f: ListFilter) {
     created_at: iso(r.created_at)!,
     paid_at: iso(r.paid_at),
     refunded_at: iso(r.refunded_at),
+    recurring_gift_id: r.recurring_gift_id ?? null,
   }));
   return { data, total };
 }

@@ -36,6 +36,7 @@ export const donationItem = z.object({
   created_at: z.string(),
   paid_at: z.string().nullable(),
   refunded_at: z.string().nullable(),
+  recurring_gift_id: uuid.nullable().describe('The monthly gift this payment belongs to (GET /me/recurring-gifts); null for a one-time gift'),
 }).meta({ id: 'DonationHistoryItem' });
 
 export const listAnswer = z.object({

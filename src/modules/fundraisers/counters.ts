@@ -60,3 +60,8 @@ export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string
 export async function lockForCounters(trx: Knex.Transaction, fundraiserId: string): Promise<void> {
   await trx.raw('select 1 from fundraisers where id = ? for update', [fundraiserId]);
 }
+
+/** Sets the campaign's count of donors with a live monthly gift (the donations module counts them, in the change's transaction). */
+export async function setRecurringDonorCount(trx: Knex.Transaction, fundraiserId: string, n: number): Promise<void> {
+  await trx('fundraisers').where({ id: fundraiserId }).whereNot({ recurring_donor_count: n }).update({ recurring_donor_count: n });
+}

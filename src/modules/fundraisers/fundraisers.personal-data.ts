@@ -1,3 +1,4 @@
+import { emit } from '../../events';
 import type { PersonalDataPart } from '../define-module';
 
 /**
@@ -15,6 +16,11 @@ export const fundraisersPersonalData: PersonalDataPart = {
     };
   },
   async erase(trx, a) {
+    const gone = await trx('fundraisers')
+      .where({ owner_user_id: a.userId })
+      .whereNull('org_id')
+      .whereNull('deleted_at')
+      .select('id');
     await trx('fundraisers')
       .where({ owner_user_id: a.userId })
       .whereNull('org_id')
@@ -22,5 +28,7 @@ export const fundraisersPersonalData: PersonalDataPart = {
         status: trx.raw(`case when status in ('active','pending') then 'paused' else status end`),
         visibility: 'unlisted', beneficiary_contact: null, deleted_at: trx.raw('coalesce(deleted_at, now())'), updated_at: trx.fn.now(),
       });
+    // A campaign going away ends what depends on it (monthly gifts to it stop).
+    for (const { id } of gone) await emit(trx, 'fundraiser.updated', { fundraiser_id: id, fields: ['deleted_at'] });
   },
 };

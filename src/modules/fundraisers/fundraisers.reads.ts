@@ -65,8 +65,8 @@ export function whereCampaignListed<T extends Knex.QueryBuilder>(q: T, alias: st
 
 /**
  * Every campaign's money counters as a subquery with columns id, donation_count, donor_count,
- * raised_cents, tips_cents (what integrity checks compare with the gifts they come from).
+ * raised_cents, tips_cents, recurring_donor_count (what integrity checks compare with the gifts they come from).
  */
 export function campaignCountersSql(db: Q): Knex.Raw {
-  return db.raw('(select id, donation_count, donor_count, raised_cents, tips_cents from fundraisers)');
+  return db.raw('(select id, donation_count, donor_count, raised_cents, tips_cents, recurring_donor_count from fundraisers)');
 }

@@ -47,6 +47,8 @@ export interface FundraiserRow {
   cover_tint: string | null;
   raised_cents: number;
   donor_count: number;
+  /** Donors with a live monthly gift; the donations module sets it with each change (setRecurringDonorCount). */
+  recurring_donor_count: number;
   donation_count: number;
   shares_count: number;
   submitted_at: Date | null;
@@ -90,7 +92,7 @@ const ROW_COLUMNS = [
   'visibility', 'type', 'is_project', 'category_id', 'tags', 'cover_image', 'cover_image_focal_x', 'cover_image_focal_y',
   'images', 'video_url', 'location', 'location_lat', 'location_lng', 'location_label', 'beneficiary_name',
   'beneficiary_contact', 'source_language', 'end_date', 'approved_at', 'goal_reached_at', 'first_paid_at', 'cover_tint', 'raised_cents',
-  'donor_count', 'donation_count', 'shares_count', 'submitted_at', 'reviewed_at', 'reviewed_by',
+  'donor_count', 'recurring_donor_count', 'donation_count', 'shares_count', 'submitted_at', 'reviewed_at', 'reviewed_by',
   'review_rejection_reasons', 'deleted_at', 'created_at', 'updated_at', 'outcome_report',
 ] as const satisfies ReadonlyArray<keyof FundraiserRow>;
 const allColumnsListed: Exclude<keyof FundraiserRow, (typeof ROW_COLUMNS)[number]> extends never ? true : never = true;

@@ -86,6 +86,7 @@ async function statsRead(req: Request, res: Response, ctx: AppContext, actor: Ac
       total_tips_cents: t.total_tips_cents,
       donation_count: t.donation_count,
       donor_count: t.donor_count,
+      recurring_donor_count: Number(row.recurring_donor_count ?? 0),
       percentage_funded: percentageFunded(t.total_raised_cents, Number(row.goal_amount_cents)),
     };
     const shared = !actor && row.visibility === 'public' && isPubliclyReadable(row);

@@ -180,6 +180,7 @@ export const statsSchema = z.object({
     total_tips_cents: z.number().int(),
     donation_count: z.number().int(),
     donor_count: z.number().int(),
+    recurring_donor_count: z.number().int().describe('Donors with a live monthly gift (active, paused or past due)'),
     percentage_funded: z.number(),
   }),
 }).meta({ id: 'FundraiserStats' });

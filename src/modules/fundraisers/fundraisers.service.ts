@@ -232,7 +232,11 @@ export async function deleteFundraiser(ctx: AppContext, row: FundraiserRow): Pro
   if (hasCollectedMoney(row)) {
     throw new ApiError(400, 'Bad request', 'A campaign that has collected funds cannot be deleted', { code: 'FUNDS_COLLECTED' });
   }
-  await repo.update(ctx.db, row.id, { deleted_at: ctx.db.fn.now() });
+  await ctx.db.transaction(async (trx) => {
+    await repo.update(trx, row.id, { deleted_at: trx.fn.now() });
+    // Subscribers react to a campaign going away (monthly gifts to it stop).
+    await emit(trx, 'fundraiser.updated', { fundraiser_id: row.id, fields: ['deleted_at'] });
+  });
   await invalidateListTotals(ctx);
   return { message: 'Fundraiser deleted', id: row.id };
 }

@@ -1,8 +1,21 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { sandboxActions } from '../../integrations/payments';
 import { checkoutPage, connectPage, pageCsp } from './sandbox.pages';
-import { checkoutSession, connectedAccount, onboardingReturnUrl, runAndDeliver } from './sandbox.service';
-import { confirmBody, confirmResponse, connectQuery, emptyForm, objectIdParams, refundBody, refundResponse } from './sandbox.schemas';
+import { advanceClock, checkoutSession, connectedAccount, failNext, onboardingReturnUrl, runAndDeliver } from './sandbox.service';
+import {
+  advanceBody,
+  advanceResponse,
+  confirmBody,
+  confirmResponse,
+  connectQuery,
+  emptyForm,
+  failNextBody,
+  failNextResponse,
+  objectIdParams,
+  refundBody,
+  refundResponse,
+  subscriptionParams,
+} from './sandbox.schemas';
 
 const FORM = { mediaType: 'application/x-www-form-urlencoded', schema: emptyForm };
 const DELIVERY_NOTE =
@@ -110,6 +123,33 @@ export default defineRoutes(
         const out = await runAndDeliver(ctx, () => sandboxActions.refundPaymentIntent(ctx.db, params.id, body.amount_cents));
         return { data: { id: out.id, refund_id: out.refund_id, amount_refunded_cents: out.amount_refunded, webhook_delivered: out.delivered } };
       },
+    }),
+    route<Record<string, never>, Record<string, never>, { seconds: number }>({
+      method: 'post',
+      path: '/clock/advance',
+      summary: "Sandbox: move the sandbox's clock forward",
+      description:
+        "Moves the sandbox clock `seconds` ahead (it never goes back). Every subscription renewal it reaches is charged, oldest first, and its events delivered before the next: `invoice.paid` and `customer.subscription.updated`; a declined attempt (see fail-next) `invoice.payment_failed` (retried 3, 5 and 7 days later) and `customer.subscription.updated` (past_due); the 4th decline is the processor's last retry: `customer.subscription.deleted`. A paused subscription collects nothing. Advancing a year renews a monthly gift 12 times. Answers what was renewed. " +
+        DELIVERY_NOTE,
+      auth: 'none',
+      limiters: ['public'],
+      body: advanceBody,
+      response: advanceResponse,
+      handler: async ({ ctx, body }) => ({ data: await advanceClock(ctx, body.seconds) }),
+    }),
+    route<Id, Record<string, never>, { count: number }>({
+      method: 'post',
+      path: '/subscriptions/:id/fail-next',
+      summary: 'Sandbox: make the next renewal decline',
+      description:
+        "The next `count` charge attempts of the subscription decline (default 1: the renewal fails once and the retry succeeds). `id` is the processor subscription's id or the monthly gift's id (as GET /me/recurring-gifts lists it). 404 for an unknown one, 409 for a canceled one.",
+      auth: 'none',
+      limiters: ['public'],
+      params: subscriptionParams,
+      body: failNextBody,
+      response: failNextResponse,
+      errors: [404, 409],
+      handler: async ({ ctx, params, body }) => ({ data: await failNext(ctx, params.id, body.count) }),
     }),
     route<Id, { return_url?: string }>({
       method: 'get',

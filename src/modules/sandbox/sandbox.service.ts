@@ -1,6 +1,16 @@
 import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
-import { deliverEvents, getSandboxObject, SandboxActionError, webhookUrl, type SandboxEvent } from '../../integrations/payments';
+import {
+  advanceSandboxClock,
+  deliverEvents,
+  failNextSandboxRenewal,
+  findSandboxSubscription,
+  getSandboxObject,
+  renewNextDueSandbox,
+  SandboxActionError,
+  webhookUrl,
+  type SandboxEvent,
+} from '../../integrations/payments';
 import type { CheckoutView } from './sandbox.pages';
 
 const ERROR_TEXT = { 400: 'Bad request', 404: 'Not found', 409: 'Conflict' } as const;
@@ -51,4 +61,35 @@ export function onboardingReturnUrl(siteUrl: string, raw: string | undefined): s
   } catch {
     return fallback;
   }
+}
+
+/** More renewals than one advance may charge (5 years of 1,000 monthly subscriptions... bounded all the same). */
+const MAX_RENEWALS_PER_ADVANCE = 10_000;
+
+/**
+ * POST /sandbox/clock/advance: moves the sandbox clock, then charges every renewal it reached,
+ * oldest first, one transaction each, delivering each renewal's events before the next (so
+ * the webhook sees a year of renewals in the order they would have come).
+ */
+export async function advanceClock(ctx: AppContext, seconds: number) {
+  const { now, offset } = await advanceSandboxClock(ctx.db, seconds);
+  const counts = { charged: 0, declined: 0, canceled: 0, skipped: 0 };
+  const off = webhookUrl(ctx.config) === null;
+  let delivered = !off;
+  for (let i = 0; i < MAX_RENEWALS_PER_ADVANCE; i += 1) {
+    const r = await renewNextDueSandbox(ctx.db, now);
+    if (!r) break;
+    counts[r.outcome] += 1;
+    if (!off && !(await deliverEvents(ctx, r.events))) delivered = false;
+  }
+  return { now: new Date(now * 1000).toISOString(), offset_seconds: offset, renewals: counts, webhook_delivered: delivered };
+}
+
+/** POST /sandbox/subscriptions/:id/fail-next: the id is the processor subscription's, or the row its metadata names (a monthly gift). */
+export async function failNext(ctx: AppContext, id: string, count: number) {
+  const sub = await findSandboxSubscription(ctx.db, id);
+  if (!sub) throw new ApiError(404, 'Not found', 'Subscription not found');
+  if (sub.status === 'canceled') throw new ApiError(409, 'Conflict', 'This subscription is canceled');
+  const out = await failNextSandboxRenewal(ctx.db, String(sub.id), count);
+  return { subscription_id: out.id, declines_pending: out.fail_next_count };
 }

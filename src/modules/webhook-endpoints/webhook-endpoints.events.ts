@@ -59,6 +59,24 @@ export const webhookEndpointSubscribers = [
   on('update.posted', `${NAME}update-posted`, async (_ctx, p, trx, meta) => {
     await fanOut(trx, await campaignHolder(trx, p.fundraiser_id), meta, { update_id: p.update_id, fundraiser_id: p.fundraiser_id, created_at: p.created_at });
   }),
+  on('recurring_gift.started', `${NAME}recurring-gift-started`, async (_ctx, p, trx, meta) => {
+    // As for gifts: no email, no processor id, no name when anonymous.
+    const data = {
+      recurring_gift_id: p.recurring_gift_id,
+      fundraiser_id: p.fundraiser_id,
+      amount_cents: p.amount_cents,
+      tip_cents: p.tip_cents,
+      currency: p.currency,
+      interval: 'month',
+      donor_name: p.anonymous ? null : p.donor_name,
+      started_at: p.started_at,
+    };
+    await fanOut(trx, await campaignHolder(trx, p.fundraiser_id), meta, data);
+  }),
+  on('recurring_gift.canceled', `${NAME}recurring-gift-canceled`, async (_ctx, p, trx, meta) => {
+    const data = { recurring_gift_id: p.recurring_gift_id, fundraiser_id: p.fundraiser_id, canceled_by: p.canceled_by, canceled_at: p.canceled_at };
+    await fanOut(trx, await campaignHolder(trx, p.fundraiser_id), meta, data);
+  }),
   on('payout.paid', `${NAME}payout-paid`, async (_ctx, p, trx, meta) => {
     const data = { payout_id: p.payout_id, amount_cents: p.amount_cents, currency: p.currency };
     await fanOut(trx, await processorAccountOwner(trx, p.processor_account_id), meta, data);

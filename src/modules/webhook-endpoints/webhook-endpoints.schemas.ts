@@ -13,6 +13,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'update.posted',
   'payout.paid',
   'payout.failed',
+  'recurring_gift.started',
+  'recurring_gift.canceled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | 'ping';
 
