@@ -5,7 +5,6 @@ import { observeAnswer, routeOf } from '../infra/metrics';
 import { ifNoneMatchHits, type PreparedAnswer } from './caching';
 import { clientIp } from './client-ip';
 import { CountingStore } from './counting-store';
-import type { RouteDef } from './define-routes';
 import { templateOf, type HeaderTemplate } from './fast-hit-headers';
 import { counterOf, type LimiterCounter } from './rate-limits';
 import type { ReadCache } from './read-cache';
@@ -18,6 +17,19 @@ interface FastRoute {
   policy: string;
   limit: string;
   windowSeconds: number;
+}
+
+/**
+ * What the fast path reads of a route's declaration (define-routes.ts's RouteDef has these
+ * fields; named here so this file need not import the route builder that imports it).
+ */
+export interface FastRouteFacts {
+  auth: unknown;
+  readCache?: boolean;
+  skipGlobalLimiter?: boolean;
+  flag?: string;
+  policy?: unknown;
+  limiters?: readonly unknown[];
 }
 
 interface Learned {
@@ -60,10 +72,10 @@ export class FastHits {
    * The ticket of a route the fast path can answer, or null: a read-cached guest read with no
    * flag, policy or global limit, and exactly one unconditional per-IP limiter counting every request.
    */
-  ticketFor(def: RouteDef, limiterMws: RequestHandler[]): FastTicket | null {
+  ticketFor(def: FastRouteFacts, limiterMws: RequestHandler[]): FastTicket | null {
     const ref = def.limiters?.[0];
     if (!def.readCache || !def.skipGlobalLimiter || def.flag || def.policy || (def.auth !== 'none' && def.auth !== 'optional')) return null;
-    if (limiterMws.length !== 1 || ref === undefined || (typeof ref === 'object' && 'when' in ref)) return null;
+    if (limiterMws.length !== 1 || ref === undefined || (typeof ref === 'object' && ref !== null && 'when' in ref)) return null;
     const counter = counterOf(limiterMws[0]!);
     if (!counter || counter.spec.key !== 'ip' || counter.spec.successesOnly) return null;
     const windowSeconds = Math.ceil(counter.spec.windowMs / 1000);
