@@ -26,7 +26,7 @@ let campaign: FundraiserRow;
 
 const until = <T>(what: string, probe: () => Promise<T | undefined | false>, deadlineMs = 30_000) => pollUntil(what, probe, deadlineMs, 50);
 
-// Each guest read from its own address (the apps trust loopback proxies): polls must not trip the shared per-IP bucket.
+// Each guest read from its own address (the apps trust loopback proxies: TRUST_PROXY below): polls must not trip the shared per-IP bucket.
 let guestSeq = 0;
 const guestTitle = async (t: TestApp) => {
   guestSeq += 1;
@@ -57,7 +57,7 @@ beforeAll(async () => {
   // The pair's primary is direct: under TEST_PGBOUNCER=1 the file's direct URL names another server.
   delete process.env.TEST_DIRECT_DATABASE_URL;
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  const env = { DATABASE_REPLICA_URLS: pair.replicaUrl, REPLICA_MAX_LAG_MS: '1000', RATE_LIMIT_PREFIX: prefix };
+  const env = { DATABASE_REPLICA_URLS: pair.replicaUrl, REPLICA_MAX_LAG_MS: '1000', RATE_LIMIT_PREFIX: prefix, TRUST_PROXY: 'loopback' };
   writer = createTestApp({ env, redis });
   other = createTestApp({ env: { ...env, REPLICA_MAX_LAG_MS: '600000' }, redis });
   cached = createTestApp({ env: { ...env, READ_CACHE: 'true' }, redis });
