@@ -37,4 +37,8 @@ module.exports = {
   // cores taken) runs a test several times slower than an idle one, and must still pass.
   testTimeout: 120000,
   maxWorkers: 2,
+  // Each file requires the whole app again in a fresh module registry, and a worker keeps what it
+  // loaded: left alone, the two workers grew past 2 GB each and spent their time collecting
+  // garbage. Jest starts a fresh worker between files once one holds more than this.
+  workerIdleMemoryLimit: '800MB',
 };
