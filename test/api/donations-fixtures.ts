@@ -1,17 +1,10 @@
 import request from 'supertest';
 import type { TestApp } from '../helpers/app';
+import { chargeIdOf, paymentSucceeded, type Gift } from '../helpers/gift-events';
 import { stripeEvent } from '../helpers/stripe';
 
-/** Processor objects shaped as Stripe sends them, linked to a gift by metadata. */
-export interface Gift {
-  donation_id: string;
-  payment_intent_id: string;
-  amount_cents: number;
-  tip_cents: number;
-  currency: string;
-}
-
-export const chargeIdOf = (pi: string) => `ch_${pi.replace(/^pi_/, '')}`;
+// Processor objects shaped as Stripe sends them, linked to a gift by metadata.
+export { chargeIdOf, type Gift } from '../helpers/gift-events';
 
 /** A pending gift started by a guest through POST /payments/create-intent. */
 export async function startGift(t: TestApp, fundraiserId: string, amount = 2_500, tip = 0, extra: Record<string, unknown> = {}): Promise<Gift> {
@@ -23,17 +16,7 @@ export async function startGift(t: TestApp, fundraiserId: string, amount = 2_500
 }
 
 export function piSucceeded(g: Gift, over: Record<string, unknown> = {}) {
-  return stripeEvent('payment_intent.succeeded', {
-    id: g.payment_intent_id,
-    object: 'payment_intent',
-    amount: g.amount_cents + g.tip_cents,
-    amount_received: g.amount_cents + g.tip_cents,
-    currency: g.currency.toLowerCase(),
-    status: 'succeeded',
-    latest_charge: chargeIdOf(g.payment_intent_id),
-    metadata: { kind: 'donation', donation_id: g.donation_id },
-    ...over,
-  });
+  return stripeEvent('payment_intent.succeeded', { ...paymentSucceeded(g), ...over });
 }
 
 export function piFailed(g: Gift) {

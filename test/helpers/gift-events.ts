@@ -17,6 +17,8 @@ export interface Gift {
   currency: string;
 }
 
+export const chargeIdOf = (pi: string) => `ch_${pi.replace(/^pi_/, '')}`;
+
 /** The gift's PaymentIntent as Stripe sends it in payment_intent.succeeded. */
 export function paymentSucceeded(g: Gift) {
   return {
@@ -26,7 +28,7 @@ export function paymentSucceeded(g: Gift) {
     amount_received: g.amount_cents + g.tip_cents,
     currency: g.currency.toLowerCase(),
     status: 'succeeded',
-    latest_charge: `ch_${g.payment_intent_id.replace(/^pi_/, '')}`,
+    latest_charge: chargeIdOf(g.payment_intent_id),
     metadata: { kind: 'donation', donation_id: g.donation_id },
   };
 }
