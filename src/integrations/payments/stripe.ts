@@ -21,22 +21,12 @@ import type {
 import { sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
 import { toBalanceTransaction } from './stripe-balance';
+import { connectedAccountOf, hostOptions, payoutOf } from './stripe-connect';
 import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
 import { intentStateEvents, invoiceStateEvents, sessionStateEvents, setupStateEvents } from './stripe-state';
 
 type Obj = Record<string, unknown>;
 const PAGE = 100;
-
-/** STRIPE_API_URL (e.g. http://127.0.0.1:12111 for stripe-mock) as the SDK's host options. */
-function hostOptions(apiUrl: string | undefined): Stripe.StripeConfig {
-  if (!apiUrl) return {};
-  const u = new URL(apiUrl);
-  return {
-    host: u.hostname,
-    port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
-    protocol: u.protocol.replace(':', '') as 'http' | 'https',
-  };
-}
 
 /** The real processor, through the official SDK. */
 export class StripeProcessor implements PaymentProcessor {
@@ -257,11 +247,11 @@ export class StripeProcessor implements PaymentProcessor {
       { type: 'express', email: input.email ?? undefined, metadata: input.metadata, capabilities: { transfers: { requested: true } } },
       { idempotencyKey: input.idempotencyKey },
     );
-    return pick(acct);
+    return connectedAccountOf(acct);
   }
 
   async retrieveConnectedAccount(accountId: string): Promise<ConnectedAccount> {
-    return pick(await this.stripe.accounts.retrieve(accountId));
+    return connectedAccountOf(await this.stripe.accounts.retrieve(accountId));
   }
 
   async createOnboardingLink(accountId: string, urls: { refresh_url: string; return_url: string }): Promise<string> {
@@ -292,16 +282,6 @@ export class StripeProcessor implements PaymentProcessor {
 
   async listPayouts(accountId: string, limit = 100): Promise<ProcessorPayout[]> {
     const page = await this.stripe.payouts.list({ limit: Math.min(100, limit) }, { stripeAccount: accountId });
-    return page.data.map((p) => ({
-      id: p.id,
-      amount_cents: p.amount,
-      currency: p.currency,
-      status: p.status as ProcessorPayout['status'],
-      arrival_date: p.arrival_date ? new Date(p.arrival_date * 1000).toISOString().slice(0, 10) : null,
-    }));
+    return page.data.map(payoutOf);
   }
-}
-
-function pick(a: Stripe.Account): ConnectedAccount {
-  return { id: a.id, charges_enabled: !!a.charges_enabled, payouts_enabled: !!a.payouts_enabled, details_submitted: !!a.details_submitted };
 }
