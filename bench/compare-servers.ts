@@ -25,11 +25,15 @@ function announce(server: http.Server) {
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/** The API as `npm start` runs it (production, silent logs, proxy trusted for X-Forwarded-For). */
+/**
+ * The API as `npm start` runs it (production, proxy trusted for X-Forwarded-For), with silent logs
+ * unless BENCH_LOG_LEVEL names a level (`info` is npm start's: a line per request on stdout).
+ */
 export async function serveApp(): Promise<void> {
-  const config = parseConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', TRUST_PROXY: 'true' });
+  const level = process.env.BENCH_LOG_LEVEL ?? 'silent';
+  const config = parseConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: level, RUN_JOBS: 'false', TRUST_PROXY: 'true' });
   const handle = await connectDatabase(config, { migrate: false });
-  const ctx = createContext({ config, db: handle.db, log: createLogger('silent') });
+  const ctx = createContext({ config, db: handle.db, log: createLogger(config.LOG_LEVEL) });
   registerJobs(ctx);
   // Ready to answer from the cache before the load starts (it passes reads through until LISTEN is on).
   if (ctx.readCache && !(await ctx.readCache.ready())) throw new Error('read cache listener did not start');

@@ -58,7 +58,11 @@ function start(mode: string, env: Record<string, string>): Promise<{ child: Chil
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const m = /port=(\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
+      if (m) {
+        // From here on only request log lines (BENCH_LOG_LEVEL=info) come: drained, not kept.
+        child.stdout!.removeAllListeners('data').resume();
+        resolve({ child, port: Number(m[1]) });
+      }
     });
   });
 }

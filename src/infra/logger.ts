@@ -5,11 +5,26 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], remove: true },
-  });
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 200;
+
+/**
+ * Lines go to stdout through a 4 KB buffer (pino's asynchronous sonic-boom), written when it fills
+ * and at least every 200 ms: a synchronous write per line, one line per request, cost a cache hit
+ * as much CPU as the rest of its answer (bench/RESULTS.md, hit-ratio). Pino flushes what is
+ * pending when the process exits (process.exit, beforeExit, an uncaught exception); a hard kill or
+ * a power cut loses at most the last 200 ms of lines.
+ */
+export function createLogger(level: string, dest?: pino.DestinationStream): Logger {
+  // A request line never carries headers (httpLogSerializers); anything else logged as `req` or
+  // `res` goes through the same serializers, so no credential or cookie reaches the log.
+  const options = { level, serializers: { req: httpLogSerializers.req, res: httpLogSerializers.res } };
+  if (dest) return pino(options, dest);
+  // A silent log writes nothing: no destination, so no buffer, timer or exit handlers.
+  if (level === 'silent') return pino(options);
+  const out = pino.destination({ sync: false, minLength: LOG_BUFFER_BYTES });
+  setInterval(() => out.flush(), LOG_FLUSH_MS).unref();
+  return pino(options, out);
 }
 
 /**

@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/infra/logger';
+import { ROOT, until } from '../helpers/processes';
+
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const dest = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { lines, dest };
+}
+
+/** Runs `code` in a child process with src/infra/logger.ts's logger as `log` (level info); its stdout as it comes. */
+function child(code: string) {
+  const proc = spawn(TSX, ['-e', `const { createLogger } = require('./src/infra/logger'); const log = createLogger('info'); ${code}`], { cwd: ROOT });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
+  return { proc, output: () => out, exited };
+}
+
+describe('the log', () => {
+  test('a request or answer logged whole carries no headers, so no credential or cookie', () => {
+    const { lines, dest } = capture();
+    const log = createLogger('info', dest);
+    log.info(
+      {
+        req: { id: 'r1', method: 'GET', url: '/api/v1/me', headers: { authorization: 'Bearer secret-token', cookie: 'sid=secret-session' } },
+        res: { statusCode: 200, headers: { 'set-cookie': 'sid=secret-session' } },
+      },
+      'request completed',
+    );
+    expect(lines).toEqual([expect.objectContaining({ req: { id: 'r1', method: 'GET', url: '/api/v1/me' }, res: { statusCode: 200 }, msg: 'request completed' })]);
+    expect(JSON.stringify(lines)).not.toMatch(/secret/);
+  });
+
+  test('a buffered line reaches stdout within a second while the process runs, and pending lines are written when it exits', async () => {
+    const running = child(`log.info('first'); setTimeout(() => { log.info('second'); process.exit(0); }, 60_000);`);
+    try {
+      // The 200 ms flush: the line comes out long before the buffer would fill.
+      await until('the first line', () => (running.output().includes('"msg":"first"') ? true : undefined), 60_000);
+    } finally {
+      running.proc.kill('SIGKILL');
+      await running.exited;
+    }
+    const exiting = child(`for (let i = 0; i < 3; i += 1) log.info('line ' + i); process.exit(0);`);
+    expect(await exiting.exited).toBe(0);
+    expect(exiting.output().match(/"msg":"line \d"/g)).toEqual(['"msg":"line 0"', '"msg":"line 1"', '"msg":"line 2"']);
+  });
+});
