@@ -8,41 +8,17 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_DB=cf_bench_hit npx tsx bench/scale-curve.ts
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { benchDatabaseUrl, ensureSeeded } from './db';
 import { runLoad } from './load-gen';
 import { runBench } from './deadline';
+import { cpuMsOf, startServedApp, type ServedApp } from './served-app';
 
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
 const CONNECTIONS = 64;
 const log = (m: string) => process.stdout.write(`[scale] ${m}\n`);
-
-function cpuMsOf(pid: number | undefined): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
-function startApp(databaseUrl: string): Promise<{ child: ChildProcess; port: number; token: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${__dirname}/compare.ts`, 'app'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`app exited with ${code}`)));
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /port=(\d+)/.exec(out);
-      const t = /token=(\S+)/.exec(out);
-      if (m && t) resolve({ child, port: Number(m[1]), token: t[1]! });
-    });
-  });
-}
 
 async function main() {
   const databaseUrl = await benchDatabaseUrl();
@@ -54,9 +30,9 @@ async function main() {
     await handle.db.raw(`select slug from fundraisers where slug like 'bench-%' and deleted_at is null and visibility = 'public' and status = 'active' order by slug limit 200`)
   ).rows.map((r: { slug: string }) => `/api/v1/fundraisers/slug/${r.slug}`);
   await handle.close();
-  const apps: Array<Awaited<ReturnType<typeof startApp>>> = [];
-  for (let i = 0; i < 3; i += 1) apps.push(await startApp(databaseUrl));
-  const load1 = (a: Awaited<ReturnType<typeof startApp>>, paths: string[], seconds: number, connections: number, headers?: Record<string, string>) =>
+  const apps: Array<ServedApp> = [];
+  for (let i = 0; i < 3; i += 1) apps.push(await startServedApp(databaseUrl));
+  const load1 = (a: ServedApp, paths: string[], seconds: number, connections: number, headers?: Record<string, string>) =>
     runLoad(`http://127.0.0.1:${a.port}`, paths, { connections, seconds, headers });
   try {
     for (const a of apps) await load1(a, slugs, 3, 16); // fill each process's cache, warm V8
