@@ -8,6 +8,7 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_DB=cf_bench_hit npx tsx bench/scale-curve.ts
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
@@ -19,6 +20,12 @@ import { cpuMsOf, startServedApp, type ServedApp } from './served-app';
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
 const CONNECTIONS = 64;
 const log = (m: string) => process.stdout.write(`[scale] ${m}\n`);
+
+/** The machine's CPU ticks, all and idle (idle + iowait), from /proc/stat. */
+function machineTicks(): { total: number; idle: number } {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { total: f.reduce((x, y) => x + y, 0), idle: f[3]! + f[4]! };
+}
 
 async function main() {
   const databaseUrl = await benchDatabaseUrl();
@@ -36,15 +43,33 @@ async function main() {
     runLoad(`http://127.0.0.1:${a.port}`, paths, { connections, seconds, headers });
   try {
     for (const a of apps) await load1(a, slugs, 3, 16); // fill each process's cache, warm V8
-    for (let n = 1; n <= 3; n += 1) {
-      const used = apps.slice(0, n);
-      const before = used.map((a) => cpuMsOf(a.child.pid));
-      const rs = await Promise.all(used.map((a) => load1(a, slugs, SECONDS, Math.round(CONNECTIONS / n))));
-      const cpu = used.reduce((s, a, i) => s + cpuMsOf(a.child.pid) - before[i]!, 0);
-      const req = rs.reduce((s, r) => s + r.requests, 0);
-      const rps = rs.reduce((s, r) => s + r.rps, 0);
-      const errors = rs.reduce((s, r) => s + r.errors, 0);
-      log(`CURVE processes=${n}: ${rps.toFixed(0)} req/s, ${((cpu * 1000) / req).toFixed(0)} us CPU/request, ${errors} errors, load ${os.loadavg()[0]!.toFixed(1)}`);
+    // Two curves: the cheapest answer (a hit, where the load generator's own CPU competes with the
+    // API's) and a read that does real work (the signed-in read: API CPU plus a Postgres query).
+    const curves: Array<[string, (a: ServedApp) => Record<string, string> | undefined]> = [
+      ['guest slug read (cache hit)', () => undefined],
+      ['signed-in slug read', (a) => ({ Authorization: `Bearer ${a.token}` })],
+    ];
+    for (const [curve, headersOf] of curves) {
+      for (const a of apps) await load1(a, slugs, 2, 16, headersOf(a));
+      for (let n = 1; n <= 3; n += 1) {
+        const used = apps.slice(0, n);
+        const before = used.map((a) => cpuMsOf(a.child.pid));
+        const gen0 = process.cpuUsage();
+        const machine0 = machineTicks();
+        const rs = await Promise.all(used.map((a) => load1(a, slugs, SECONDS, Math.round(CONNECTIONS / n), headersOf(a))));
+        const machine1 = machineTicks();
+        const gen = process.cpuUsage(gen0);
+        const cpu = used.reduce((s, a, i) => s + cpuMsOf(a.child.pid) - before[i]!, 0);
+        const req = rs.reduce((s, r) => s + r.requests, 0);
+        const rps = rs.reduce((s, r) => s + r.rps, 0);
+        const errors = rs.reduce((s, r) => s + r.errors, 0);
+        const cores = (ms: number) => (ms / 1000 / SECONDS).toFixed(2);
+        const busy = 1 - (machine1.idle - machine0.idle) / (machine1.total - machine0.total);
+        log(
+          `CURVE ${curve}, processes=${n}: ${rps.toFixed(0)} req/s, ${((cpu * 1000) / req).toFixed(0)} us API CPU/request, ` +
+            `API ${cores(cpu)} cores, load generator ${cores((gen.user + gen.system) / 1000)} cores, machine ${(busy * 100).toFixed(0)}% busy, ${errors} errors, load ${os.loadavg()[0]!.toFixed(1)}`,
+        );
+      }
     }
     const a = apps[0]!;
     const routes: Array<[string, string[], Record<string, string> | undefined]> = [
