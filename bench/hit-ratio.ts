@@ -9,7 +9,6 @@
  *   COMPARE_SECONDS=10 COMPARE_ROUNDS=3 BENCH_CAMPAIGNS=2000 HIT_LABEL=after
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../src/config';
@@ -18,6 +17,7 @@ import { benchDatabaseUrl, ensureSeeded } from './db';
 import { serveApp } from './compare-servers';
 import { runLoad } from './load-gen';
 import { runBench } from './deadline';
+import { cpuMsOf } from './served-app';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 2000);
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
@@ -65,13 +65,6 @@ function start(mode: string, env: Record<string, string>): Promise<{ child: Chil
       }
     });
   });
-}
-
-/** A process's CPU time so far (ms, user + system) from /proc; at 100 ticks a second. */
-function cpuMsOf(pid: number | undefined): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
