@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../src/infra/free-port';
 import { until as pollUntil } from '../../src/infra/until';
+import { startReaper, track } from './reaper';
 
 /**
  * The local production topology of decisions.md Part 4 ("Running as many processes") on one
@@ -115,6 +116,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const nWorkers = opts.workers ?? 2;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-cluster-'));
   fs.chmodSync(dir, 0o755);
+  // Stops it all should this process die without calling stop() (kill -9, a killed test worker).
+  startReaper(dir);
   const cleanups: Array<() => Promise<void> | void> = [];
   let stopped = false;
   const stop = async () => {
@@ -170,7 +173,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
     // --- Redis ------------------------------------------------------------------------------------
     const redisPort = await freePort();
-    const redis = spawn(bin('redis-server'), ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    const redis = track(dir, spawn(bin('redis-server'), ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' }));
     cleanups.push(() => stopChild(redis));
     await until('redis', () => accepts(redisPort), 30_000);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
@@ -201,7 +204,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       ].join('\n'),
     );
     chownPostgres(bdir);
-    const bouncer = spawn(bin('pgbouncer'), [...(asRoot ? ['-u', 'postgres'] : []), path.join(bdir, 'pgbouncer.ini')], { stdio: 'ignore' });
+    const bouncer = track(dir, spawn(bin('pgbouncer'), [...(asRoot ? ['-u', 'postgres'] : []), path.join(bdir, 'pgbouncer.ini')], { stdio: 'ignore' }));
     cleanups.push(() => stopChild(bouncer));
     await until('pgbouncer', () => accepts(bouncerPort), 30_000);
     const pooledUrl = `postgres://postgres@127.0.0.1:${bouncerPort}/postgres`;
@@ -239,7 +242,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     fs.mkdirSync(logsDir);
     const spawnApp = (entry: 'server' | 'worker', name: string, extra: Record<string, string>): ChildProcess => {
       const out = opts.appOutput === 'inherit' ? 'inherit' : fs.openSync(path.join(logsDir, `${name}.log`), 'a');
-      const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', `${entry}.js`)], { cwd: ROOT, env: childEnv(extra), stdio: ['ignore', out, out] });
+      const child = track(dir, spawn(process.execPath, [path.join(ROOT, 'dist', 'src', `${entry}.js`)], { cwd: ROOT, env: childEnv(extra), stdio: ['ignore', out, out] }));
       if (typeof out === 'number') fs.closeSync(out);
       return child;
     };
@@ -282,7 +285,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const statsPort = await freePort();
     const hcfg = path.join(dir, 'haproxy.cfg');
     fs.writeFileSync(hcfg, haproxyConfig(haPort, statsPort, apiPorts));
-    const haproxy = spawn(bin('haproxy'), ['-db', '-f', hcfg], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const haproxy = track(dir, spawn(bin('haproxy'), ['-db', '-f', hcfg], { stdio: ['ignore', 'ignore', 'pipe'] }));
     let haErr = '';
     haproxy.stderr?.on('data', (d) => (haErr = (haErr + d).slice(-4000)));
     cleanups.unshift(() => undefined);
