@@ -10,7 +10,8 @@
  *   COMPARE_SECONDS=10 COMPARE_ROUNDS=2 COMPARE_CONNECTIONS=64 BENCH_CAMPAIGNS=100000 BENCH_DB=cf_bench
  *
  * The API runs as `npm start` would (READ_CACHE on): guest reads are served by the read cache
- * once filled; the signed-in slug read (a viewer's ID token) takes the uncached path.
+ * once filled; a signed-in non-owner's slug read (a viewer's ID token) checks the credential and
+ * answers the guest's cached bytes as private (ReadCache.viewerCopy).
  *
  * Budget: 20 minutes (BENCH_BUDGET_S), seeding included; the server processes it starts are its
  * children (the serving modes below have no budget of their own: the orchestrator stops them).
@@ -178,7 +179,7 @@ function writeSection(totals: Map<Scenario, Record<Side, Slice[]>>, before: numb
       'every other round) after a 2 s warm-up each. Every server is a separate Node process with a 10-connection pool. The API ' +
       'runs as `npm start` does: READ_CACHE on, so guest reads are served from the read cache once filled (the 2 s warm-up ' +
       'fills it; entries live 30 s, so a few refills fall inside each slice); the signed-in read carries a viewer\'s ID token ' +
-      'and takes the uncached path (credential check, one statement, serialiser, ETag).',
+      'and, not owning the campaign, gets the guest\'s cached bytes as a private answer after the credential check.',
     '',
     `The machine is shared with other work (load average ${before.map((x) => x.toFixed(1)).join(' / ')} before, ` +
       `${after.map((x) => x.toFixed(1)).join(' / ')} after, on ${cpu.length} cores): absolute numbers are noisy; the ratio of ` +

@@ -103,7 +103,7 @@ async function main() {
       ['guest slug read (read-cache hit)', cached, slugs, undefined],
       ['guest list (read-cache hit)', cached, list, undefined],
       ['guest slug read (uncached: read cache off)', uncached, slugs, undefined],
-      ['signed-in slug read (uncached path)', cached, slugs, { Authorization: `Bearer ${cached.token}` }],
+      ['signed-in slug read (credential check, cached guest bytes)', cached, slugs, { Authorization: `Bearer ${cached.token}` }],
     ];
     for (const [route, app, paths, headers] of reads) {
       const at = `http://127.0.0.1:${app.port}`;

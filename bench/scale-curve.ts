@@ -4,7 +4,7 @@
  * (bench/compare-servers.ts serveApp, as `npm start` runs it, each with its own 10-connection pool);
  * for N = 1..3 drives guest slug reads (read-cache hits) at the first N ports at once, 64
  * connections split between them, every request its own X-Forwarded-For. Then, on one process:
- * the guest list (hit), the signed-in slug read (uncached path) and an uncached guest read.
+ * the guest list (hit), the signed-in slug read (credential check, cached guest bytes).
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_DB=cf_bench_hit npx tsx bench/scale-curve.ts
  */
@@ -74,7 +74,7 @@ async function main() {
     const a = apps[0]!;
     const routes: Array<[string, string[], Record<string, string> | undefined]> = [
       ['guest list (cache hit)', [0, 0, 0, 20, 40].map((o) => `/api/v1/fundraisers?offset=${o}`), undefined],
-      ['signed-in slug read (uncached path)', slugs, { Authorization: `Bearer ${a.token}` }],
+      ['signed-in slug read (credential check, cached guest bytes)', slugs, { Authorization: `Bearer ${a.token}` }],
       ['guest slug read (cache hit)', slugs, undefined],
     ];
     for (const [name, paths, headers] of routes) {
