@@ -23,7 +23,17 @@ export function createLogger(level: string, dest?: pino.DestinationStream): Logg
   // A silent log writes nothing: no destination, so no buffer, timer or exit handlers.
   if (level === 'silent') return pino(options);
   const out = pino.destination({ sync: false, minLength: LOG_BUFFER_BYTES });
-  setInterval(() => out.flush(), LOG_FLUSH_MS).unref();
+  // A stdout that fails loses the log, not the process. Pino already silences a broken pipe
+  // (EPIPE) and re-emits anything else (a full disk under a redirected stdout), which with no
+  // listener would throw.
+  out.on('error', () => undefined);
+  setInterval(() => {
+    try {
+      out.flush();
+    } catch {
+      // destroyed: the process is exiting, and pino's exit handler wrote what was pending
+    }
+  }, LOG_FLUSH_MS).unref();
   return pino(options, out);
 }
 

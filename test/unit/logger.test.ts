@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/infra/logger';
 import { ROOT, until } from '../helpers/processes';
-
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -19,7 +16,8 @@ function capture() {
 
 /** Runs `code` in a child process with src/infra/logger.ts's logger as `log` (level info); its stdout as it comes. */
 function child(code: string) {
-  const proc = spawn(TSX, ['-e', `const { createLogger } = require('./src/infra/logger'); const log = createLogger('info'); ${code}`], { cwd: ROOT });
+  // node itself with tsx's loader (not the tsx CLI, which runs the code in a second process that a kill would miss).
+  const proc = spawn(process.execPath, ['--import', 'tsx', '-e', `const { createLogger } = require('./src/infra/logger'); const log = createLogger('info'); ${code}`], { cwd: ROOT });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
@@ -53,5 +51,11 @@ describe('the log', () => {
     const exiting = child(`for (let i = 0; i < 3; i += 1) log.info('line ' + i); process.exit(0);`);
     expect(await exiting.exited).toBe(0);
     expect(exiting.output().match(/"msg":"line \d"/g)).toEqual(['"msg":"line 0"', '"msg":"line 1"', '"msg":"line 2"']);
+  });
+
+  test('when stdout breaks (its reader gone), the process loses its log lines, not its life', async () => {
+    const running = child(`const t = setInterval(() => log.info('x'.repeat(2000)), 2); setTimeout(() => { clearInterval(t); process.exit(0); }, 1500);`);
+    running.proc.stdout.once('data', () => running.proc.stdout.destroy());
+    expect(await running.exited).toBe(0);
   });
 });
