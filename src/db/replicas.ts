@@ -18,7 +18,8 @@ import { PrimaryHistory, primaryLsn, probeReplica, type ReplicaState } from './r
  *   standby only once it has replayed past it.
  * - Cache fills: a change notification can arrive before a standby has replayed the change, so
  *   `fence()` (called on each invalidation) takes the primary's position after it; until that
- *   position is known reads use the primary, then only standbys at or past it.
+ *   position is known reads use the primary, then only standbys at or past it (asked at read time
+ *   when the last probe saw them behind: see pickAsked).
  */
 export interface Replicas {
   readonly enabled: boolean;
@@ -38,6 +39,8 @@ export interface Replicas {
 }
 
 const RYW_TTL_MS = 60_000;
+/** How long a read waits for a standby's position before it goes to the primary. */
+const ASK_TIMEOUT_MS = 250;
 /** Past any WAL position: while an invalidation's position is being read, no standby answer counts as new enough. */
 const UNREACHABLE = 1n << 64n;
 
@@ -146,13 +149,39 @@ class ReplicaRouter implements Replicas {
     return null;
   }
 
+  /**
+   * A standby the last probe saw behind `minLsn` or the fence, but answering and within the lag
+   * bound, asked for its replay position now (one short query). A fill follows an invalidation,
+   * whose fence is newer than the last probe whenever changes come faster than probes: without
+   * asking, a steady stream of gifts would keep every fill on the primary. Replay only moves
+   * forward, so whatever the read runs after this answer sees at least that position.
+   */
+  private async pickAsked(minLsn: bigint): Promise<Standby | null> {
+    const floor = () => (minLsn > this.fenceLsn ? minLsn : this.fenceLsn);
+    const now = Date.now();
+    for (let i = 0; i < this.standbys.length && this.fenceWanted === 0; i += 1) {
+      const k = (this.next + i) % this.standbys.length;
+      const s = this.standbys[k]!;
+      if (s.replay === null || now - s.okAt > this.probeMs * 3 + 1000 || this.history.lagMs(s.replay, now) > this.opts.maxLagMs) continue;
+      const replay = await withTimeout(probeReplica(s.db), ASK_TIMEOUT_MS).catch(() => null);
+      // Not answering in time, or promoted: the background probe decides what it is.
+      if (replay === null) continue;
+      if (s.replay !== null && replay > s.replay) s.replay = replay;
+      // The fence as it is now: a change may have been notified while the standby answered.
+      if (replay < floor() || this.fenceWanted > 0) continue;
+      this.next = (k + 1) % this.standbys.length;
+      return s;
+    }
+    return null;
+  }
+
   readFloor(): bigint {
     return this.fenceWanted > 0 ? UNREACHABLE : this.fenceLsn;
   }
 
   async read<T>(actor: { userId: string } | null, fn: (db: Db, replayLsn: bigint | null) => Promise<T>): Promise<T> {
     const floor = actor ? await this.writtenAt(actor.userId) : 0n;
-    const standby = floor === null ? null : this.pick(floor);
+    const standby = floor === null ? null : (this.pick(floor) ?? (await this.pickAsked(floor)));
     if (standby) {
       try {
         const out = await fn(standby.db, standby.replay);

@@ -138,6 +138,36 @@ describe('DATABASE_REPLICA_URLS', () => {
     expect(Date.now() - resumed).toBeLessThan(10_000);
   });
 
+  test('when changes are notified faster than the standby is probed (a steady stream of gifts), then fills still read it once it has replayed them', async () => {
+    expect(await cached.ctx.readCache!.ready()).toBe(true);
+    expect(await guestTitle(cached)).toBe(campaign.title); // filled
+    const before = { ...cached.ctx.replicas.counts };
+    // A counter change every 20 ms, as settlements make: each is notified, fences the standbys
+    // at the primary's position, and makes the next guest read a refill. The standbys' probes run
+    // every 300 ms, so every fence is newer than the last probe.
+    let writing = true;
+    const writes = (async () => {
+      while (writing) {
+        await testDb()('fundraisers').where({ id: campaign.id }).increment('shares_count', 1);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    try {
+      const end = Date.now() + 3_000;
+      while (Date.now() < end) {
+        expect(await guestTitle(cached)).toBe(campaign.title);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      writing = false;
+      await writes;
+    }
+    const after = cached.ctx.replicas.counts;
+    // Asked at read time, the standby (replaying within milliseconds here) takes most fills.
+    expect(after.replica - before.replica).toBeGreaterThan(0);
+    expect(after.replica - before.replica).toBeGreaterThanOrEqual(after.primary - before.primary);
+  });
+
   test('when the standby stops, then reads go on with no 5xx, and it is used again once it is back', async () => {
     await pair.stopReplica();
     try {
