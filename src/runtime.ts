@@ -68,7 +68,8 @@ export async function runProcess(
     await jobs;
     if (ctx?.readCache) await step('read cache', () => ctx!.readCache!.close());
     if (ctx) await step('replicas', () => ctx!.replicas.close());
-    if (redis) await step('redis', () => redis!.quit());
+    // QUIT needs a live connection; one Redis already closed (stopped with the rest) is just dropped.
+    if (redis) await step('redis', async () => void (redis!.status === 'ready' ? await redis!.quit() : redis!.disconnect()));
     // A signal during start-up waits for the cluster to be up, then stops it.
     handle ??= await (starting ?? Promise.resolve(null)).catch(() => null);
     if (handle) await step('database', () => handle!.close());

@@ -17,10 +17,18 @@ export interface CronEntry {
 
 export const quietLogger = new WorkerLogger(() => () => undefined);
 
+/**
+ * graphile-worker warns when its pool is smaller than its concurrency, assuming jobs run their work
+ * on that pool. Here they run it on the app's pool; behind a pooler the engine's own pool is kept
+ * to a listener and its bookkeeping on purpose (jobs.ts getPool), so the advice does not apply.
+ */
+const NOT_FOR_US = /^(WARNING: )?having maxPoolSize \(\d+\) smaller than concurrency/;
+
 export function workerLogger(log: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
     const fields = { ...scope, ...(meta ?? {}) };
     if (level === 'error') log.warn(fields, `jobs: ${message}`);
+    else if (level === 'warning' && NOT_FOR_US.test(message)) log.debug(fields, `jobs: ${message}`);
     else if (level === 'warning') log.warn(fields, `jobs: ${message}`);
     else if (level === 'info') log.info(fields, `jobs: ${message}`);
     else log.debug(fields, `jobs: ${message}`);
