@@ -162,10 +162,11 @@ describe('DATABASE_REPLICA_URLS', () => {
       writing = false;
       await writes;
     }
-    const after = cached.ctx.replicas.counts;
-    // Asked at read time, the standby (replaying within milliseconds here) takes most fills.
-    expect(after.replica - before.replica).toBeGreaterThan(0);
-    expect(after.replica - before.replica).toBeGreaterThanOrEqual(after.primary - before.primary);
+    const onStandby = cached.ctx.replicas.counts.replica - before.replica;
+    const onPrimary = cached.ctx.replicas.counts.primary - before.primary;
+    // Judged by its last probe alone, the standby took 3 of 103 fills here. Asked at read time it
+    // takes most of them; a quarter leaves room for a busy machine, where it replays later.
+    expect({ onStandby, onPrimary, share: onStandby / (onStandby + onPrimary) >= 0.25 }).toEqual({ onStandby, onPrimary, share: true });
   });
 
   test('when the standby stops, then reads go on with no 5xx, and it is used again once it is back', async () => {
