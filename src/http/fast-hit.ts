@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
-import { assignRequestId, logWhenClosed, type Logger } from '../infra/logger';
+import { assignRequestId, logAnswered, type Logger } from '../infra/logger';
 import { observeAnswer, routeOf } from '../infra/metrics';
 import { ifNoneMatchHits, type PreparedAnswer } from './caching';
 import { clientIp } from './client-ip';
@@ -157,9 +157,10 @@ export class FastHits {
     // express-rate-limit's draft-6 reset: whole seconds left in the window, rounded up.
     headers[t.reset] = String(resetAt === undefined ? route.windowSeconds : Math.max(0, Math.ceil((resetAt - Date.now()) / 1000)));
     this.cache.countHit();
-    logWhenClosed(this.log, req, res);
+    const startMs = Date.now();
     res.writeHead(t.status, headers);
     res.end(t.body ? a.body : undefined);
+    logAnswered(this.log, req, res, startMs);
     observeAnswer('GET', route.label ?? '<unmatched>', t.status, start);
   }
 }

@@ -92,11 +92,18 @@ export function logWhenClosed(log: Logger, req: IncomingMessage, res: ServerResp
   if (!log.isLevelEnabled('error')) return;
   const start = Date.now();
   // 'close' follows 'finish' on a completed answer and comes alone on an aborted one.
-  res.once('close', () => {
-    const line = { req: reqLine(req), res: httpLogSerializers.res(res), responseTime: Date.now() - start };
-    if (res.statusCode >= 500) log.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
-    else log.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
-  });
+  res.once('close', () => logAnswered(log, req, res, start));
+}
+
+/**
+ * The request's log line now, for an answer written whole and synchronously (the read cache's
+ * fast path: nothing is left to wait for, so no 'close' listener per request).
+ */
+export function logAnswered(log: Logger, req: IncomingMessage, res: ServerResponse, startMs: number): void {
+  if (!log.isLevelEnabled('error')) return;
+  const line = { req: reqLine(req), res: httpLogSerializers.res(res), responseTime: Date.now() - startMs };
+  if (res.statusCode >= 500) log.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+  else log.info(line, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
 }
 
 // Every request carries its logger (`req.log`, built on first use by requestLogging) and id.

@@ -1,7 +1,9 @@
 import type { Express } from 'express';
 import Redis from 'ioredis';
+import { Writable } from 'node:stream';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
+import { createLogger } from '../../src/infra/logger';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
@@ -186,5 +188,35 @@ describe('a fast-path hit answers what the full path answers', () => {
     const seen = [];
     for (const app of [shared.t.app, shared.full, shared.t.app]) seen.push((await get(app, path).set('X-Forwarded-For', ip)).headers['ratelimit-remaining']);
     expect(seen).toEqual(['299', '298', '297']);
+  });
+
+  it('writes the request log line the full path writes', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const dest = new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        cb();
+      },
+    });
+    // The same context logging at npm start's level into `lines`, with and without the fast path.
+    const ctx = { ...t.ctx, log: createLogger('info', dest) };
+    const fast = buildApp(ctx);
+    const slow = buildApp(ctx, undefined, { fastHits: false });
+    const path = `${api}/fundraisers/slug/${f.slug}`;
+    await get(fast, path).expect(200); // learns the URL
+    const logged = [];
+    let fastServes = 0;
+    for (const app of [slow, fast]) {
+      lines.length = 0;
+      const before = serves;
+      await get(app, path, { 'X-Request-Id': 'fast-log-check' }).expect(200);
+      if (app === fast) fastServes = serves - before;
+      await until('the request line', () => lines.find((l) => l.msg === 'request completed'), 5_000, 5);
+      const { req, res, level, msg } = lines.find((l) => l.msg === 'request completed')!;
+      logged.push({ req, res, level, msg });
+    }
+    expect(fastServes).toBe(0); // answered by the fast path
+    expect(logged[1]).toEqual(logged[0]);
+    expect(logged[0]).toEqual({ req: { id: 'fast-log-check', method: 'GET', url: path }, res: { statusCode: 200 }, level: 30, msg: 'request completed' });
   });
 });
