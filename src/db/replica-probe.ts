@@ -7,11 +7,16 @@ export function parseLsn(text: string | null | undefined): bigint | null {
   return m ? (BigInt(`0x${m[1]}`) << 32n) + BigInt(`0x${m[2]}`) : null;
 }
 
-/** The primary's WAL position now; read after a commit, it is at or past that commit. */
+/**
+ * The primary's WAL position now; read after a commit, it is at or past that commit. The insert
+ * position, not the write position (pg_current_wal_lsn): a commit made with synchronous_commit
+ * off returns before its WAL is written, and a standby that replayed up to the write position
+ * may not have that commit yet (test/api/primary-lsn.test.ts).
+ */
 export async function primaryLsn(db: Db): Promise<bigint> {
-  const [row] = await queryRows<{ lsn: string }>(db, 'select pg_current_wal_lsn()::text as lsn', []);
+  const [row] = await queryRows<{ lsn: string }>(db, 'select pg_current_wal_insert_lsn()::text as lsn', []);
   const lsn = parseLsn(row?.lsn);
-  if (lsn === null) throw new Error('pg_current_wal_lsn() answered nothing');
+  if (lsn === null) throw new Error('pg_current_wal_insert_lsn() answered nothing');
   return lsn;
 }
 
