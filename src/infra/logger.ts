@@ -22,18 +22,12 @@ export function createLogger(level: string, dest?: pino.DestinationStream): Logg
   if (dest) return pino(options, dest);
   // A silent log writes nothing: no destination, so no buffer, timer or exit handlers.
   if (level === 'silent') return pino(options);
-  const out = pino.destination({ sync: false, minLength: LOG_BUFFER_BYTES });
+  // sonic-boom's own timer flushes the buffer (unref'd, cleared when the stream is destroyed).
+  const out = pino.destination({ sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
   // A stdout that fails loses the log, not the process. Pino already silences a broken pipe
   // (EPIPE) and re-emits anything else (a full disk under a redirected stdout), which with no
   // listener would throw.
   out.on('error', () => undefined);
-  setInterval(() => {
-    try {
-      out.flush();
-    } catch {
-      // destroyed: the process is exiting, and pino's exit handler wrote what was pending
-    }
-  }, LOG_FLUSH_MS).unref();
   return pino(options, out);
 }
 
