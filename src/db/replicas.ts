@@ -137,16 +137,25 @@ class ReplicaRouter implements Replicas {
   /** A standby that has replayed `minLsn`, within the lag bound, answering its probes; round-robin among them. */
   private pick(minLsn: bigint): Standby | null {
     if (this.fenceWanted > 0) return null;
-    const floor = minLsn > this.fenceLsn ? minLsn : this.fenceLsn;
+    const floor = this.floorOf(minLsn);
     const now = Date.now();
     for (let i = 0; i < this.standbys.length; i += 1) {
       const s = this.standbys[(this.next + i) % this.standbys.length]!;
-      if (s.replay === null || now - s.okAt > this.probeMs * 3 + 1000 || s.replay < floor) continue;
-      if (this.history.lagMs(s.replay, now) > this.opts.maxLagMs) continue;
+      if (!this.healthy(s, now) || s.replay! < floor) continue;
       this.next = (this.next + i + 1) % this.standbys.length;
       return s;
     }
     return null;
+  }
+
+  /** Answering its probes, and within the lag bound by its last one. */
+  private healthy(s: Standby, now: number): boolean {
+    return s.replay !== null && now - s.okAt <= this.probeMs * 3 + 1000 && this.history.lagMs(s.replay, now) <= this.opts.maxLagMs;
+  }
+
+  /** What a standby must have replayed for a read needing `minLsn`: that, and every invalidation's fence. */
+  private floorOf(minLsn: bigint): bigint {
+    return minLsn > this.fenceLsn ? minLsn : this.fenceLsn;
   }
 
   /**
@@ -157,18 +166,17 @@ class ReplicaRouter implements Replicas {
    * forward, so whatever the read runs after this answer sees at least that position.
    */
   private async pickAsked(minLsn: bigint): Promise<Standby | null> {
-    const floor = () => (minLsn > this.fenceLsn ? minLsn : this.fenceLsn);
     const now = Date.now();
     for (let i = 0; i < this.standbys.length && this.fenceWanted === 0; i += 1) {
       const k = (this.next + i) % this.standbys.length;
       const s = this.standbys[k]!;
-      if (s.replay === null || now - s.okAt > this.probeMs * 3 + 1000 || this.history.lagMs(s.replay, now) > this.opts.maxLagMs) continue;
+      if (!this.healthy(s, now)) continue;
       const replay = await withTimeout(probeReplica(s.db), ASK_TIMEOUT_MS).catch(() => null);
       // Not answering in time, or promoted: the background probe decides what it is.
       if (replay === null) continue;
       if (s.replay !== null && replay > s.replay) s.replay = replay;
       // The fence as it is now: a change may have been notified while the standby answered.
-      if (replay < floor() || this.fenceWanted > 0) continue;
+      if (replay < this.floorOf(minLsn) || this.fenceWanted > 0) continue;
       this.next = (k + 1) % this.standbys.length;
       return s;
     }
