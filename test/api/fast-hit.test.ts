@@ -1,10 +1,10 @@
 import type { Express } from 'express';
 import Redis from 'ioredis';
-import { Writable } from 'node:stream';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
 import { createLogger } from '../../src/infra/logger';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
+import { logCapture } from '../helpers/log-capture';
 import { createUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { until } from '../helpers/processes';
@@ -191,13 +191,7 @@ describe('a fast-path hit answers what the full path answers', () => {
   });
 
   it('writes the request log line the full path writes', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const dest = new Writable({
-      write(chunk, _enc, cb) {
-        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-        cb();
-      },
-    });
+    const { lines, dest } = logCapture();
     // The same context logging at npm start's level into `lines`, with and without the fast path.
     const ctx = { ...t.ctx, log: createLogger('info', dest) };
     const fast = buildApp(ctx);

@@ -1,16 +1,10 @@
-import { Writable } from 'node:stream';
 import { workerLogger } from '../../src/infra/jobs-adapters';
 import { createLogger } from '../../src/infra/logger';
+import { logCapture } from '../helpers/log-capture';
 
 describe("graphile-worker's log lines", () => {
   test('go through pino at their level, except the pool-size advice that does not apply here, which is debug', () => {
-    const lines: Array<{ level: number; msg: string }> = [];
-    const dest = new Writable({
-      write(chunk, _enc, cb) {
-        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-        cb();
-      },
-    });
+    const { lines, dest } = logCapture<{ level: number; msg: string }>();
     const log = workerLogger(createLogger('debug', dest)).scope({});
     log.warn('WARNING: having maxPoolSize (3) smaller than concurrency (4) may lead to non-optimal performance.');
     log.warn('Failed to release job');

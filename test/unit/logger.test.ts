@@ -1,18 +1,7 @@
 import { spawn } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { createLogger } from '../../src/infra/logger';
+import { logCapture } from '../helpers/log-capture';
 import { ROOT, until } from '../helpers/processes';
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const dest = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  return { lines, dest };
-}
 
 /** Runs `code` in a child process with src/infra/logger.ts's logger as `log` (level info); its stdout as it comes. */
 function child(code: string) {
@@ -26,7 +15,7 @@ function child(code: string) {
 
 describe('the log', () => {
   test('a request or answer logged whole carries no headers, so no credential or cookie', () => {
-    const { lines, dest } = capture();
+    const { lines, dest } = logCapture();
     const log = createLogger('info', dest);
     log.info(
       {
