@@ -17,7 +17,7 @@ export interface BenchServer {
 /**
  * The app in-process on a loopback port, with a fresh context (own caches). `close` ends what the
  * context opened outside the pool too: the read cache's LISTEN connection kept `npm run bench`
- * alive, idle, after its last line (issue 24 item 5).
+ * alive, idle, after its last line.
  */
 export async function startBenchServer(config: Config, db: Db): Promise<BenchServer> {
   const ctx = createContext({ config, db, log: createLogger('silent') });

@@ -1,5 +1,5 @@
 /**
- * Every bench states its time budget and keeps it (issue 24 item 5): `npm run bench` once sat
+ * Every bench states its time budget and keeps it: `npm run bench` once sat
  * idle for minutes after its work (a LISTEN connection kept the process alive), and nothing said
  * so. `runBench` prints the budget at start, tracks what the bench is doing (`step`), and on
  * overrun prints that step and exits 1. When the work ends it exits itself (0, or 1 on error),

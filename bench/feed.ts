@@ -1,5 +1,5 @@
 /**
- * The campaign-updates feed at scale (issue 9): one reader following 1,000 holders, 100,000
+ * The campaign-updates feed at scale: one reader following 1,000 holders, 100,000
  * project updates in the table (20 on each of 5,000 campaigns, a year of history), 50 campaigns
  * connected by paid gifts, 50,000 other follows and 100,000 other gifts around it. Times each of
  * the feed's statements (median of RUNS, warm) and appends their EXPLAIN (ANALYZE, BUFFERS) plans

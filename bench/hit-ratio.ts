@@ -1,5 +1,5 @@
 /**
- * Issue 25 item 6: a read-cache hit against a bare node:http server answering the same bytes from
+ * A read-cache hit against a bare node:http server answering the same bytes from
  * memory (the ceiling for one Node process). Both servers are child processes; the memory server
  * fetches each path once from the app and keeps body + content-type. autocannon drives each side
  * for COMPARE_SECONDS per slice, 64 connections, every request its own X-Forwarded-For, sides

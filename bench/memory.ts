@@ -1,5 +1,5 @@
 /**
- * Memory bench (issue 16): the API as production runs it (`npm start`: compiled JavaScript, its own
+ * Memory bench: the API as production runs it (`npm start`: compiled JavaScript, its own
  * process) on the bench database (100k campaigns, seeded by bench/seed.ts when missing), walking
  * many campaigns' share images (og, poster, story) and many distinct list queries, sampling the
  * server process's resident memory (RSS, render threads included) as it goes. The goal: flat after

@@ -1,5 +1,5 @@
 /**
- * Privacy bench (issue 27): export and erasure of one account with 10,000 gifts and 1,000
+ * Privacy bench: export and erasure of one account with 10,000 gifts and 1,000
  * comments, each must finish in under a minute. `DATABASE_URL=... npx tsx bench/privacy.ts`
  * (a fresh database `cf_bench_privacy` on that server; STORAGE_DIR a temp folder).
  */

@@ -1,5 +1,5 @@
 /**
- * CPU profile of one API read under load (issue 19 item 2): starts the compare bench's API server
+ * CPU profile of one API read under load: starts the compare bench's API server
  * (bench/compare-servers.ts, as `npm start` runs it), drives one read with autocannon, records V8's
  * CPU profile (the profiler `node --cpu-prof` uses, started after the warm-up through the
  * inspector) over the measured slice only, and prints where the server's CPU went per request:

@@ -1,5 +1,5 @@
 /**
- * Reconciliation bench (issue 26): one UTC day of BENCH_RECONCILE_TXNS (default 100,000)
+ * Reconciliation bench: one UTC day of BENCH_RECONCILE_TXNS (default 100,000)
  * balance transactions at the sandbox processor (90% charges with their fee, 10% refunds), each
  * with its ledger group, plus three injected differences; then `reconcileDay` as the CLI and the
  * daily job run it: the processor's list streamed page by page into the kept table, the two

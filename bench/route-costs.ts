@@ -1,5 +1,5 @@
 /**
- * Issue 25 item 6 (docs/scaling.md): what one request of each main route costs, in API CPU and in
+ * For docs/operations/scaling.md: what one request of each main route costs, in API CPU and in
  * database time, on one process. CPU = user + system time of the server process from /proc over
  * the slice; database time = the growth of `pg_stat_database.active_time` of the bench database
  * (time its backends spent running statements), read after Postgres has flushed its statistics

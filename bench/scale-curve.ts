@@ -1,5 +1,5 @@
 /**
- * Issue 25 item 6 (docs/scaling.md): throughput and CPU per request of 1, 2 and 3 API processes on
+ * For docs/operations/scaling.md: throughput and CPU per request of 1, 2 and 3 API processes on
  * this machine, and the CPU per request of the main reads in one process. Starts 3 API servers
  * (bench/compare-servers.ts serveApp, as `npm start` runs it, each with its own 10-connection pool);
  * for N = 1..3 drives guest slug reads (read-cache hits) at the first N ports at once, 64

@@ -1,5 +1,5 @@
 /**
- * Settlement under load, measured (issue 24 item 3: moved out of the test suite, which runs a
+ * Settlement under load, measured (moved out of the test suite, which runs a
  * small instance of the same test). Runs test/api/donations-settlement-load.test.ts at full size
  * (300 gifts, 1,000 signed events, 30% duplicates, refunds and disputes, 16 at a time, in-process
  * app on a fresh test database) and reports its events/s; the test's exactness checks still apply.

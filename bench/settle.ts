@@ -1,5 +1,5 @@
 /**
- * Money bench (issue 8 item 10). Settlement throughput: the real API process (money-api.ts) on
+ * Money bench. Settlement throughput: the real API process (money-api.ts) on
  * cf_money_1m (1M gifts, money-seed.ts) takes pending gifts through POST /payments/create-intent,
  * then signed processor events (stripe-node's generateTestHeaderString) over HTTP at bounded
  * concurrency: every payment_intent.succeeded, ~15% refunds (full or partial) and ~20%
@@ -239,7 +239,7 @@ async function pendingJobs(c: Client): Promise<number> {
 }
 
 /**
- * The job engine (issue 17): a small database of its own, the API with jobs off plus one
+ * The job engine: a small database of its own, the API with jobs off plus one
  * `npm run worker` process, one settlement run; events/s while the worker competes for the cores,
  * then the lag from the last webhook's answer until every job it caused (events fanned out to
  * subscribers, notification mails, leaderboard) has run.

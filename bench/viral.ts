@@ -1,5 +1,5 @@
 /**
- * A viral campaign (issue 19 item 3): one campaign's slug read at full speed (autocannon, 64
+ * A viral campaign: one campaign's slug read at full speed (autocannon, 64
  * connections, each request its own client address) against the real API process (`npm start`,
  * READ_CACHE on), first alone, then while 20 gifts a second settle on the same campaign through
  * signed sandbox webhooks. Reports throughput and p99 of the read in both phases, and for each

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Discovery and community reads (issue 10, part 2): referral clicks and the paid gifts they
+// Discovery and community reads: referral clicks and the paid gifts they
 // drove, campaign presence ("viewing now"), ambassador applications, and the indexes that keep
 // /search and /home/activity index scans at 100k users, 100k campaigns and 1M gifts.
 export async function up(knex: Knex): Promise<void> {

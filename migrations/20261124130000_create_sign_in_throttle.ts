@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Per-account sign-in throttle (decisions.md Part 3 "Sign-in throttling without CAPTCHA"): failed
+// Per-account sign-in throttle (docs/decisions/0019-per-account-sign-in-throttle.md): failed
 // sign-ins in a row per address, whatever the IP or route, and until when the next attempt is
 // refused. In Postgres so it survives restarts and every instance sees the same count.
 export async function up(knex: Knex): Promise<void> {

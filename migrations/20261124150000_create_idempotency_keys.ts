@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// One row per Idempotency-Key a caller sent to a POST (decisions Part 3): claimed in_flight
+// One row per Idempotency-Key a caller sent to a POST (docs/decisions/0010-idempotency-keys.md): claimed in_flight
 // before the handler runs, completed with the answer it gave, kept 24 hours. The scope is the
 // caller's account id, or 'guest' for every unsigned caller. `claim` tells one claim of a key
 // from a later one (a stale in-flight row may be taken over) so a slow first request never

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Outbound webhooks (decisions.md Part 3): where an account or an organization wants events
+// Outbound webhooks (docs/decisions/0017-outbound-webhooks.md): where an account or an organization wants events
 // pushed, and one delivery row per (endpoint, event) carrying its attempts and next run.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_endpoints', (t) => {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * A stored Idempotency-Key answer never holds a secret (issue 24): answers stored before the
+ * A stored Idempotency-Key answer never holds a secret (docs/decisions/0010-idempotency-keys.md): answers stored before the
  * routes declared `secretFields` still hold API keys, webhook signing secrets and Connect links
  * for up to 24 hours. They are redacted in place, as the middleware now stores them (the secret
  * null, `secret_redacted: true` beside it), so a retry still replays "made" rather than making a

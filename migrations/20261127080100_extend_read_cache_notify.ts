@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Every table a read-cached answer shows notifies the read cache on commit (issue 24; the
+ * Every table a read-cached answer shows notifies the read cache on commit (docs/decisions/0005-read-cache-invalidated-by-the-database.md; the
  * coverage test test/api/read-cache-sources.test.ts derives the list from the reads' SQL).
  * Payloads: `<fundraiser id>` for a change of counts only (money counters, shares, the 24-hour
  * buckets: the spec lets these be up to 30 s stale, and the cache answers its stale copy while it

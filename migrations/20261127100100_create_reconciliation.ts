@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Money that reconciles (decisions.md Part 4):
+ * Money that reconciles (docs/decisions/0016-recovery-and-reconciliation.md):
  * - ledger_entries.processor_ref / processor_move: the processor object a group moved money
  *   through (a PaymentIntent for charges, refunds and disputes; a transfer, reversal or payout
  *   id) and what kind of movement it was, so reconciliation matches groups to balance

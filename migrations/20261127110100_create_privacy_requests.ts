@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Privacy (decisions.md Part 4): data exports built by a job, scheduled erasures with their grace
+// Privacy (docs/decisions/0009-erasure-pseudonymises-money.md): data exports built by a job, scheduled erasures with their grace
 // period, and guests' confirmation tokens. None of these rows holds personal data beyond a user
 // id (an erased account's id points at its pseudonymised users row) or, for a guest request not
 // yet confirmed, the address the confirmation mail goes to (cleared when confirmed or expired).

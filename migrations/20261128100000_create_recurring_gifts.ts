@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Monthly gifts to campaigns (decisions.md Part 4 "Monthly gifts"). A recurring gift is the
+// Monthly gifts to campaigns (docs/decisions/0020-monthly-gifts-are-gifts.md). A recurring gift is the
 // processor subscription's row; each of its payments is an ordinary gift (donations row with
 // recurring_gift_id), settled through the ledger like any other. `status` is the donor-facing
 // state; `sync_version` / `synced_version` carry a change (amount, tip, pause, cancel) made here

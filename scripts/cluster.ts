@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { missingPackages, startCluster } from './cluster/topology';
 
 /**
- * `npm run cluster`: the local production topology (decisions.md Part 4) on this machine. Missing
+ * `npm run cluster`: the local production topology (docs/operations/cluster.md) on this machine. Missing
  * Debian packages are installed with apt-get when running as root, else named. Prints every
  * address; Ctrl-C (or SIGTERM) stops all of it and removes its temporary folder.
  */

@@ -1,7 +1,8 @@
 import { parseAttestationKeys } from './integrations/attestation/keys';
 import { z } from 'zod';
 
-// Every variable of decisions.md, plus a few operational knobs (documented in README/.env.example).
+// Every setting the process reads (docs/decisions/0021-configuration-from-the-environment.md);
+// docs/operations/settings.md and .env.example list them, and tests hold both to this schema.
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const url = z.url();
 /** Comma-separated origins (scheme://host[:port]), e.g. partner sites that read the public API. */
@@ -34,7 +35,7 @@ const schema = z.object({
   CORS_ORIGINS: origins.optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   // Set: DATABASE_URL is a transaction-mode pooler (PgBouncer) and this direct connection carries
-  // LISTEN, migrations and the job engine (decisions.md Part 4 "Running as many processes").
+  // LISTEN, migrations and the job engine (docs/decisions/0014-transaction-mode-pooler.md).
   DATABASE_DIRECT_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   // Hot standbys for guest reads and read-cache fills (src/db/replicas.ts); unset = the primary serves all.
   DATABASE_REPLICA_URLS: z
@@ -82,7 +83,7 @@ const schema = z.object({
   // `off`: no deliveries at all (the recheck and the event catch-up recover every payment).
   SANDBOX_WEBHOOK_URL: z.union([z.literal('off'), url]).optional(),
   SANDBOX_PAYOUT_DELAY_S: z.coerce.number().int().min(0).max(30 * 86_400).default(60),
-  // Missed processor events (decisions.md Part 4): a payment still pending this long after it
+  // Missed processor events (docs/decisions/0016-recovery-and-reconciliation.md): a payment still pending this long after it
   // started is asked about at the processor every PAYMENT_RECHECK_INTERVAL_S, for up to 3 days;
   // the event catch-up runs on the same interval.
   PAYMENT_RECHECK_AFTER_S: z.coerce.number().int().min(0).max(3 * 86_400).default(900),
@@ -123,7 +124,7 @@ const schema = z.object({
   SEARCH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
   SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
   SEARCH_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(3000),
-  // Outages (decisions.md Part 3): a request waits at most DB_ACQUIRE_TIMEOUT_MS for a pooled connection,
+  // Outages (docs/decisions/0011-outages-answer-503.md): a request waits at most DB_ACQUIRE_TIMEOUT_MS for a pooled connection,
   // and Postgres cancels a request's statement after DB_STATEMENT_TIMEOUT_MS; either answers 503
   // DATABASE_UNAVAILABLE. HTTP_IDLE_TIMEOUT_MS closes a connection that sends nothing for that long.
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),

@@ -16,7 +16,7 @@ const WORKER_STATEMENT_TIMEOUT_MS = 5 * 60_000;
 /**
  * A process of the service (API or worker): config -> database (embedded or DATABASE_URL) ->
  * migrations -> context with its job handlers -> `onReady`; and one graceful stop for both
- * (decisions.md Part 4 "Stopping"): on SIGTERM /readyz answers 503 at once and the job worker
+ * (docs/decisions/0015-graceful-stop.md): on SIGTERM /readyz answers 503 at once and the job worker
  * stops taking jobs; an API process (`drain`) keeps serving SHUTDOWN_DRAIN_MS, then its server
  * stops accepting and closes idle keep-alive connections; requests and jobs in flight get
  * SHUTDOWN_TIMEOUT_MS (jobs still running then are released); exit 0.

@@ -9,7 +9,7 @@ import { until as pollUntil } from '../../src/infra/until';
 import { startReaper, track } from './reaper';
 
 /**
- * The local production topology of decisions.md Part 4 ("Running as many processes") on one
+ * The local production topology (docs/operations/cluster.md) on one
  * machine, from Debian's packages: HAProxy (health checks on /readyz) in front of N API
  * processes, M workers, a Postgres primary with one streaming replica (pg_basebackup -R),
  * PgBouncer in transaction mode and a Redis of its own, all in one temporary folder on free

@@ -7,7 +7,7 @@ const needEmail = (cmd: string, email: string | undefined) => {
   if (!email || !email.includes('@')) throw new UsageError(`${cmd}: give the account's email address`);
 };
 
-/** Account operations of decisions.md "Operator CLI" (an AdminError's message is the line the CLI prints). */
+/** Account operations of the operator CLI (docs/operations/jobs-and-cli.md) (an AdminError's message is the line the CLI prints). */
 export const identityCommands: Record<string, Command> = {
   'grant-role': {
     usage: `<email> ${ROLES.join('|')}`,

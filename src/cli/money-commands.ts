@@ -4,7 +4,7 @@ import { createLogger } from '../infra/logger';
 import { CliError, quiet, UsageError, withHeartbeat, type Command } from './command';
 
 /**
- * Money that reconciles (decisions.md Part 4): the payment recovery the worker runs every
+ * Money that reconciles (docs/decisions/0016-recovery-and-reconciliation.md): the payment recovery the worker runs every
  * PAYMENT_RECHECK_INTERVAL_S, on demand, and a day's reconciliation with the processor.
  */
 

@@ -4,7 +4,7 @@ import { accountIdByEmail, eraseNow, erasureBlocks, scheduledErasures } from '..
 import { CliError, UsageError, type Command } from './command';
 
 /**
- * Privacy erasures for operators (decisions.md Part 4): list what is scheduled; carry one out at
+ * Privacy erasures for operators (docs/decisions/0009-erasure-pseudonymises-money.md): list what is scheduled; carry one out at
  * once for a support request. Files and the identity-provider account are removed by the worker's
  * jobs queued with it.
  */

@@ -5,7 +5,7 @@ import { createDb, type Db } from './knex';
 import { PrimaryHistory, primaryLsn, probeReplica, type ReplicaState } from './replica-probe';
 
 /**
- * Where guest reads and read-cache fills run (decisions.md Part 4, DATABASE_REPLICA_URLS): a hot
+ * Where guest reads and read-cache fills run (docs/decisions/0006-replicas-chosen-by-wal-position.md): a hot
  * standby whose replay lag is within `maxLagMs`, else the primary. Writes, SERIALIZABLE work,
  * LISTEN and the job engine never come here: they use ctx.db (the primary).
  *

@@ -4,7 +4,7 @@ import type { RouteModule } from './define-routes';
 import { orderRoutes } from './route-table';
 
 /**
- * What browser code may read from an answer (decisions Part 3): rate-limit state, the request
+ * What browser code may read from an answer (docs/integrators/credentials.md#browsers-and-cors): rate-limit state, the request
  * id to quote in a support request, the validator for conditional reads, and whether an
  * idempotent POST was replayed.
  */

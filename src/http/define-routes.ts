@@ -95,7 +95,7 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
   /** Routes that need the unparsed body (Stripe webhook); they check the body's type themselves. */
   rawBody?: boolean;
   /**
-   * Whether the route honours an `Idempotency-Key` header (decisions Part 3): default true for
+   * Whether the route honours an `Idempotency-Key` header (docs/decisions/0010-idempotency-keys.md): default true for
    * POST (except raw-body routes), false otherwise; false for a whole module via defineRoutes.
    */
   idempotent?: boolean;

@@ -25,7 +25,7 @@ export const notFound = (what = 'Resource') => new ApiError(404, 'Not found', `$
 export const forbidden = (message = 'You do not have permission to do this', extra?: Record<string, unknown>) =>
   new ApiError(403, 'Forbidden', message, extra);
 
-/** 503 DATABASE_UNAVAILABLE (decisions.md Part 3); the error middleware adds Retry-After. */
+/** 503 DATABASE_UNAVAILABLE (docs/decisions/0011-outages-answer-503.md); the error middleware adds Retry-After. */
 export const databaseUnavailable = () =>
   new ApiError(503, 'Service temporarily unavailable', 'The database is unreachable or too slow; please retry shortly', {
     code: 'DATABASE_UNAVAILABLE',
@@ -67,7 +67,7 @@ interface HttpLikeError { status?: number; statusCode?: number; type?: string; e
 
 /**
  * Every error body carries `request_id`, the answer's `X-Request-Id`, so a user's bug report
- * can be found in the logs (decisions.md Part 3, "Errors").
+ * can be found in the logs (docs/decisions/0011-outages-answer-503.md).
  */
 export function withRequestId(req: { id?: unknown }, body: Record<string, unknown>): Record<string, unknown> {
   const id = req.id;
@@ -99,7 +99,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       req.log?.warn({ code: e.code, err: (err as Error).message }, 'data exception from the database (schema gap)');
       apiErr = new ApiError(400, 'Bad request', 'A value is out of range or has the wrong format');
     } else if (isDatabaseUnavailable(err)) {
-      // Database away, frozen or too slow (decisions.md Part 3 "Outages"): never a 500; say when to retry.
+      // Database away, frozen or too slow (docs/decisions/0011-outages-answer-503.md): never a 500; say when to retry.
       req.log?.warn({ code: e.code, err: (err as Error).message }, 'database unavailable');
       apiErr = databaseUnavailable();
     } else if (status && status >= 400 && status < 500)

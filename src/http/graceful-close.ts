@@ -1,7 +1,7 @@
 import type { Server, ServerResponse } from 'node:http';
 
 /**
- * Closes an HTTP server without dropping anyone (decisions.md Part 4 "Stopping"): it stops
+ * Closes an HTTP server without dropping anyone (docs/decisions/0015-graceful-stop.md): it stops
  * accepting, idle keep-alive connections are closed at once, each response still in flight (or
  * arriving on a kept-alive connection meanwhile) goes out with `Connection: close` so its
  * connection ends after it, and whatever is still open after `timeoutMs` is cut.

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex';
 
-/** How long a key is kept (decisions Part 3): after this a key is free again and its row is pruned. */
+/** How long a key is kept (docs/decisions/0010-idempotency-keys.md): after this a key is free again and its row is pruned. */
 export const KEEP_HOURS = 24;
 /**
  * An in-flight claim older than this belongs to a process that died mid-request (no request
@@ -75,7 +75,7 @@ export async function pruneIdempotencyKeys(db: Db): Promise<number> {
 }
 
 /**
- * Deletes every stored answer of one account's scope (an erasure, decisions Part 4): a replayed
+ * Deletes every stored answer of one account's scope (an erasure, docs/decisions/0009-erasure-pseudonymises-money.md): a replayed
  * body may echo the name, bio or message it was sent, for up to 24 hours. Answers how many.
  */
 export async function forgetAnswersOf(db: Db, userId: string): Promise<number> {

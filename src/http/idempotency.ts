@@ -13,7 +13,7 @@ export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 /** Every unsigned caller shares this scope (clients should send random UUIDs). */
 export const GUEST_SCOPE = 'guest';
-/** 1 to 255 printable ASCII characters (decisions Part 3). */
+/** 1 to 255 printable ASCII characters (docs/decisions/0010-idempotency-keys.md). */
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
 /** What a replay repeats besides status and body: never Set-Cookie (a session is not an answer to replay). */
 const REPLAYED_HEADERS = ['content-type', 'content-language', 'location', 'etag'];

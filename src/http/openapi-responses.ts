@@ -52,7 +52,7 @@ const UNREADABLE_BODY =
 
 /**
  * What every operation can also answer, whatever its own errors: the shared pipeline's refusals
- * that no route lists (decisions.md Part 3 "Outages" for the 503).
+ * that no route lists (docs/decisions/0011-outages-answer-503.md for the 503).
  */
 const OTHER_ERRORS =
   'Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it.';

@@ -9,7 +9,7 @@ import { secretFieldsNote } from './secret-fields';
 
 export const API_VERSION = '3.1.2';
 
-/** The header of every idempotent operation (decisions Part 3). */
+/** The header of every idempotent operation (docs/decisions/0010-idempotency-keys.md). */
 const idempotencyHeaders = z.object({
   'Idempotency-Key': z
     .string()

@@ -4,7 +4,7 @@ import { throughCircuit, type RedisCircuit } from '../infra/redis';
 
 /**
  * A rate-limit store that counts in Redis while it answers and in the process while it does not
- * (decisions.md Part 3 "Outages"): a limit keeps limiting through a Redis outage, per process,
+ * (docs/decisions/0011-outages-answer-503.md): a limit keeps limiting through a Redis outage, per process,
  * instead of failing open, and goes back to the shared buckets when the circuit closes.
  */
 export class ResilientStore implements Store {

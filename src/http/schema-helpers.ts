@@ -10,7 +10,7 @@ import { ApiError } from './errors';
 export const INT32_MIN = -2_147_483_648;
 export const INT32_MAX = 2_147_483_647;
 /**
- * Deepest offset a paged list serves (decisions.md Part 3 "Pagination bound"): a deep OFFSET
+ * Deepest offset a paged list serves (docs/integrators/pagination.md): a deep OFFSET
  * makes Postgres read and discard every row before it, so beyond this the request is refused.
  */
 export const OFFSET_MAX = 10_000;

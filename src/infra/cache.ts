@@ -117,7 +117,7 @@ export class RedisCache extends BaseCache {
 }
 
 /**
- * Redis while it answers, a bounded in-process cache while it does not (decisions.md Part 3
+ * Redis while it answers, a bounded in-process cache while it does not (docs/decisions/0011-outages-answer-503.md
  * "Outages"): a Redis fault costs a cache miss, never an error. The local copy is emptied on each
  * switch to it, so nothing older than the outage is served from it.
  */

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 type Db = Knex;
 
 /**
- * Where a process reaches Postgres (decisions.md Part 4 "Running as many processes"):
+ * Where a process reaches Postgres (docs/decisions/0014-transaction-mode-pooler.md):
  * - `url`: what requests and jobs use (DATABASE_URL). With DATABASE_DIRECT_URL set it is a
  *   transaction-mode pooler (PgBouncer), so nothing on it may rely on session state.
  * - `directUrl`: a session of its own with the server (DATABASE_DIRECT_URL, else `url`): LISTEN,

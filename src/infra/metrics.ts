@@ -7,7 +7,7 @@ import { circuitOf, redisState, type RedisState } from './redis';
 import { isLoopbackClient } from './trust-proxy';
 
 /**
- * Every Prometheus family the service exports (decisions.md Part 3, "Operations"), on one
+ * Every Prometheus family the service exports (docs/operations/observability.md), on one
  * registry; modules call the small record* helpers, never prom-client directly. Labels are
  * bounded: a route is its pattern (`/api/v1/fundraisers/:id`), never the raw path.
  */

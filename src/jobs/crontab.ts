@@ -51,11 +51,11 @@ export async function pruneOnce(ctx: AppContext): Promise<Record<string, number>
   await run('job_queues', () => pruneIdleJobQueues(db));
   await run('events', () => pruneDeliveredEvents(db, RETENTION.eventsDays));
   await run('job_inbox', () => pruneJobInbox(db, RETENTION.inboxDays));
-  // Idempotency keys answer replays for 24 hours (decisions Part 3); the delivery log keeps a month.
+  // Idempotency keys answer replays for 24 hours (docs/decisions/0010-idempotency-keys.md); the delivery log keeps a month.
   await run('idempotency_keys', () => pruneIdempotencyKeys(db));
   await run('webhook_deliveries', () => pruneWebhookDeliveries(db, RETENTION.webhookDeliveriesDays));
   for (const [table, prune] of EXPIRING) await run(table, () => prune(db, RETENTION.expiredDays));
-  // Data exports are downloadable for 7 days (decisions Part 4); then the file goes.
+  // Data exports are downloadable for 7 days (docs/privacy/README.md); then the file goes.
   await run('privacy_exports', () => expireExports(ctx));
   return out;
 }

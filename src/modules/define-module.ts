@@ -71,7 +71,7 @@ export interface ErasureBlock {
 }
 
 /**
- * A module's part in privacy requests (decisions.md Part 4; the privacy module runs them). Each
+ * A module's part in privacy requests (docs/decisions/0009-erasure-pseudonymises-money.md; the privacy module runs them). Each
  * module exports and erases its own tables, so table ownership holds. `columns` names every
  * `table.column` this part covers that refers to a user (a foreign key to users, or an email);
  * test/api/privacy-schema.test.ts fails for a column no part covers and no reasoned list excuses.

@@ -131,7 +131,7 @@ export const modules: RouteModule[] = appModules.filter((m) => m !== sandbox).fl
 
 /**
  * The route tables a process serves: `modules`, plus the sandbox processor's pages and test
- * controls while STRIPE_SECRET_KEY is unset (decisions.md: they exist only then).
+ * controls while STRIPE_SECRET_KEY is unset (docs/decisions/0008-sandbox-processor.md: they exist only then).
  */
 export function modulesFor(config: Pick<Config, 'STRIPE_SECRET_KEY'>): RouteModule[] {
   return config.STRIPE_SECRET_KEY ? modules : [...modules, ...routesOf(sandbox)];

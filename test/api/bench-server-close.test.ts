@@ -3,7 +3,7 @@ import { closeDb, testConfig, testDb } from '../helpers/app';
 import { until } from '../helpers/processes';
 
 /**
- * Issue 24 item 5: `npm run bench` finished its work, then sat idle for ever on two idle
+ * `npm run bench` finished its work, then sat idle for ever on two idle
  * connections: each in-process server's read cache LISTENs on a connection of its own, outside
  * the pool, which nothing closed. Closing a bench server must end that connection too.
  */

@@ -5,7 +5,7 @@ import { commands } from '../../src/cli/commands';
 import { pendingJobs } from '../../src/jobs/admin';
 
 // A CLI process (tsx, every module loaded) takes up to 18 s with both cores busy (load average 16):
-// a test running a few of them gets 120 s, not a timeout tuned to an idle machine (issue 24).
+// a test running a few of them gets 120 s, not a timeout tuned to an idle machine.
 const CLI_TEST_MS = 120_000;
 
 afterAll(closeDb);

@@ -12,12 +12,12 @@ import { signatureFor, stripeEvent } from '../helpers/stripe';
 import { chargeRefunded, dispute, piSucceeded, sandboxSucceeded, type Gift } from './donations-fixtures';
 
 /**
- * Proof (issue 8, item 9a): signed webhook events for many gifts — 30% duplicates, shuffled, full
+ * Proof (docs/decisions/0002-exactly-once-processor-events.md): signed webhook events for many gifts — 30% duplicates, shuffled, full
  * and partial refunds and disputes mixed in, some refunds ahead of their success — sent 16 at a
  * time over HTTP leave the ledger, the counters, the events and the notifications exact.
  *
  * The suite runs a small instance (36 gifts, ~120 events: the same mix, the same races, every kind
- * of event), sized to pass with both cores busy (issue 24 item 3). The measured, full-size run (300 gifts, 1,000
+ * of event), sized to pass with both cores busy. The measured, full-size run (300 gifts, 1,000
  * events, events/s) is `npm run bench:settle-load`, which sets SETTLE_LOAD_GIFTS.
  */
 const GIFTS = Number(process.env.SETTLE_LOAD_GIFTS ?? 36);

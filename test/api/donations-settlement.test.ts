@@ -75,7 +75,7 @@ describe('settlement through the webhook', () => {
     await expectClean();
   });
 
-  test('when a PaymentIntent fails then the pending gift is failed, and a later success (another card) settles it as paid (decisions.md Part 3)', async () => {
+  test('when a PaymentIntent fails then the pending gift is failed, and a later success (another card) settles it as paid', async () => {
     const f = await createFundraiser(testDb(), ownerId);
     const g = await startGift(t, f.id);
     await deliver(t, piFailed(g));

@@ -20,7 +20,7 @@ import { paymentSucceeded, signedEvent, type Gift as PaidGift } from '../helpers
 import { freePort, machineSlowdown, ROOT, until } from '../helpers/processes';
 
 /**
- * Fault injection (issue 16, decisions.md Part 3 "Outages"): the app on a Postgres and a Redis of
+ * Fault injection (docs/decisions/0011-outages-answer-503.md): the app on a Postgres and a Redis of
  * its own, under a small steady load of reads and gifts, while Redis is killed and Postgres is
  * stopped and frozen. No 500, every answer within a bound, 503 DATABASE_UNAVAILABLE with
  * Retry-After while the database is away, /readyz within a second, the per-IP limit still

@@ -9,7 +9,7 @@ import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { authHeaders, createUser, sessionCookies } from '../helpers/auth';
 
 /**
- * Decision (issue 24, item 6): a stored Idempotency-Key answer never holds a secret. Every route
+ * Decision (docs/decisions/0010-idempotency-keys.md): a stored Idempotency-Key answer never holds a secret. Every route
  * whose answer carries one is listed from the route tables (its `secretFields`), and a scan of
  * the OpenAPI answers finds secret-looking properties that are neither declared nor on the
  * reasoned allowlist below, so a new secret-bearing route fails here until it is declared.

@@ -41,7 +41,7 @@ function parse(text: string): { types: Map<string, string>; samples: Sample[] } 
 }
 
 describe('GET /metrics', () => {
-  it('when scraped from loopback, then every family of Part 3 is exposed and routes are patterns, never raw ids', async () => {
+  it('when scraped from loopback, then every documented family is exposed and routes are patterns, never raw ids', async () => {
     const t = createTestApp();
     const id = randomUUID();
     await request(t.app).get(`/api/v1/fundraisers/${id}`).expect(404);

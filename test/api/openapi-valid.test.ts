@@ -15,20 +15,20 @@ afterAll(closeDb);
  * packages/core/src/rules/common/no-ambiguous-paths.ts), so `/fundraisers/slug/{slug}` and
  * `/fundraisers/{id}/<literal>` are a pair for it whatever their parameters' schemas say. Both
  * shapes are the spec's own and may not change: `GET /fundraisers/slug/{slug}`
- * (crowdfunding-api.md line 247) beside the campaign's sub-resources below. They never compete
+ * (the interface's own path) beside the campaign's sub-resources below. They never compete
  * for a URL: `{id}` is documented and validated as a uuid, which `slug` is not.
  */
 const ACCEPTED_AMBIGUOUS_PATHS: Record<string, string> = {
-  '/api/v1/fundraisers/{id}/stats': 'crowdfunding-api.md line 248',
-  '/api/v1/fundraisers/{id}/share-channels': 'crowdfunding-api.md line 249',
-  '/api/v1/fundraisers/{id}/shares': 'decisions.md line 113',
-  '/api/v1/fundraisers/{id}/share-impact': 'decisions.md line 112',
-  '/api/v1/fundraisers/{id}/comments': 'crowdfunding-api.md line 250',
-  '/api/v1/fundraisers/{id}/milestones': 'crowdfunding-api.md line 278',
-  '/api/v1/fundraisers/{id}/endorse': 'crowdfunding-api.md line 331',
-  '/api/v1/fundraisers/{id}/endorsement-requests': 'crowdfunding-api.md line 331',
-  '/api/v1/fundraisers/{id}/media': 'crowdfunding-api.md line 345',
-  '/api/v1/fundraisers/{id}/outcome-report': 'crowdfunding-api.md line 346',
+  '/api/v1/fundraisers/{id}/stats': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/share-channels': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/shares': 'the interface: track a share event',
+  '/api/v1/fundraisers/{id}/share-impact': 'the interface: share impact',
+  '/api/v1/fundraisers/{id}/comments': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/milestones': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/endorse': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/endorsement-requests': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/media': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/outcome-report': 'the interface: a campaign sub-resource',
 };
 const SLUG_PATH = '/api/v1/fundraisers/slug/{slug}';
 

@@ -8,7 +8,7 @@ import { deliver, signatureFor } from '../helpers/stripe';
 import { piFailed, startGift } from './donations-fixtures';
 
 /**
- * Issue 15, items 1 and 2: a PaymentIntent that failed and then succeeded settles its gift,
+ * A PaymentIntent that failed and then succeeded settles its gift,
  * check-ledger names a reported success that left its gift unpaid, and a signed event the
  * service cannot read is refused with 400 (logged once), never a 500 retried for days.
  */

@@ -8,7 +8,7 @@ import { community, person } from '../helpers/communities';
 import { deliver, stripeEvent } from '../helpers/stripe';
 
 /**
- * Issue 26, recovering missed processor events for tips and community payments (the gifts'
+ * Recovering missed processor events for tips and community payments (the gifts'
  * side is payment-recovery.test.ts): with the sandbox's deliveries off, a one-time tip, the
  * first payment of a monthly tip and the first payment of a community membership (joined
  * directly, and approved by a leader) become paid through the recheck alone, with their ledger

@@ -10,7 +10,7 @@ import { deliver } from '../helpers/stripe';
 import { startGift } from './donations-fixtures';
 
 /**
- * Issue 26, recovering missed processor events: with the sandbox's deliveries off, every gift
+ * Recovering missed processor events: with the sandbox's deliveries off, every gift
  * of a batch is paid by the recheck alone (PaymentIntents and Checkout Sessions; a cancelled
  * session fails its gift); the real webhooks arriving afterwards, shuffled and doubled, change
  * nothing; a refund made at the processor with no delivery is applied by the event catch-up.

@@ -8,7 +8,7 @@ import { deliver, stripeEvent } from '../helpers/stripe';
 import { chargeRefunded, piFailed, piSucceeded, startGift, type Gift } from './donations-fixtures';
 
 /**
- * Issue 15's storm as one test: signed Stripe events over the real webhook route for a few
+ * A storm of processor events as one test (docs/decisions/0002-exactly-once-processor-events.md): signed Stripe events over the real webhook route for a few
  * dozen gifts and tips, about 30% delivered twice, shuffled, 8 in flight; refunds may arrive
  * before their successes and PaymentIntents fail before they succeed. The end state must be
  * exact (campaign totals, gift and donor counts, tip revenue) and check-ledger clean.

@@ -15,7 +15,7 @@ import { pgbouncerMissing, startPgBouncer, type PgBouncer } from '../helpers/pgb
 import { until } from '../helpers/processes';
 
 /**
- * The service through a transaction-mode pooler (decisions.md Part 4): DATABASE_URL is Debian's
+ * The service through a transaction-mode pooler (docs/decisions/0014-transaction-mode-pooler.md): DATABASE_URL is Debian's
  * PgBouncer 1.18 in transaction mode with 3 server connections and its stock
  * `ignore_startup_parameters` (extra_float_digits only), DATABASE_DIRECT_URL the server itself.
  * The app is built as `npm start` builds it (connectDatabase, createContext, the job runner).

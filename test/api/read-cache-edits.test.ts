@@ -9,7 +9,7 @@ import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { until } from '../helpers/processes';
 
 /**
- * Issue 24: an edit to anything a cached guest read shows is visible at once on the instance
+ * An edit to anything a cached guest read shows is visible at once on the instance
  * that made it, and within 1 s on another instance on the same database, per source table
  * (the tables come from test/api/read-cache-sources.test.ts; counts keep their 30 s allowance).
  */

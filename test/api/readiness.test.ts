@@ -3,7 +3,7 @@ import { closeDb, createTestApp, testDb } from '../helpers/app';
 
 afterAll(closeDb);
 
-/** /readyz and /healthz (decisions.md Part 4 "Stopping"): not ready while draining or while migrations are pending. */
+/** /readyz and /healthz (docs/decisions/0015-graceful-stop.md): not ready while draining or while migrations are pending. */
 describe('readiness', () => {
   test('when a migration is pending, then /readyz answers 503 and /healthz 200; once applied, /readyz is 200', async () => {
     const t = createTestApp();

@@ -10,7 +10,7 @@ import { deliver, stripeEvent } from '../helpers/stripe';
 import { startGift } from './donations-fixtures';
 
 /**
- * Issue 26: a dispute and its fee reconcile. The processor withdraws the disputed amount and
+ * A dispute and its fee reconcile. The processor withdraws the disputed amount and
  * charges a fee on one balance transaction (Stripe: type `adjustment`, source the dispute, net
  * = amount - fee) and may reinstate both when the dispute is won. The ledger records the
  * disputed amount against the campaign and the fee as the platform's loss, both named by the

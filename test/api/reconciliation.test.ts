@@ -14,7 +14,7 @@ import { createFundraiser } from '../helpers/fundraisers';
 import { startGift } from './donations-fixtures';
 
 /**
- * Issue 26, reconciliation with the processor: the sandbox's balance transactions of a day
+ * Reconciliation with the processor: the sandbox's balance transactions of a day
  * against the ledger and back. A clean day first, then one of each kind of difference injected:
  * a processor refund the ledger never recorded, a ledger group the processor never saw, an
  * amount off by a cent, a currency that differs. The run is kept per day and read by staff.

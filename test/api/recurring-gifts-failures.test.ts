@@ -86,7 +86,7 @@ describe('a campaign that closes', () => {
   ])('when the campaign %s, then its monthly gifts are canceled at once, at the processor too, each donor is told, and the holder\'s endpoint gets started and canceled', async (_what, close) => {
     const holder = await createUser(testDb());
     const f = await createFundraiser(testDb(), holder.id);
-    // The holder's integration subscribes to the monthly-gift events (decisions.md: outbound webhook types).
+    // The holder's integration subscribes to the monthly-gift events (docs/integrators/webhooks.md: outbound webhook types).
     const [endpoint] = await t.ctx.db('webhook_endpoints')
       .insert({ user_id: holder.id, url: 'https://hooks.example.test/monthly', events: ['recurring_gift.started', 'recurring_gift.canceled'], secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
       .returning('id');

@@ -9,7 +9,7 @@ import { deliver } from '../helpers/stripe';
 import { DAY, giftsOf, pay, shuffled, startMonthly } from './recurring-gifts-fixtures';
 
 /**
- * Issues 26 and 28 together: a monthly gift whose processor events never arrive (the sandbox's
+ * Recovery (docs/decisions/0016-recovery-and-reconciliation.md) and monthly gifts together: a monthly gift whose processor events never arrive (the sandbox's
  * deliveries off). The recheck settles its first payment, the event catch-up turns each renewal
  * into one gift, and the real events arriving late, shuffled and twice change nothing.
  */

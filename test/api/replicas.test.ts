@@ -7,7 +7,7 @@ import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { startPgPair, type PgPair } from '../helpers/pg-replica';
 import { until as pollUntil } from '../../src/infra/until';
 
-// decisions.md Part 4, DATABASE_REPLICA_URLS, against a real hot standby made by the test
+// docs/decisions/0006-replicas-chosen-by-wal-position.md, DATABASE_REPLICA_URLS, against a real hot standby made by the test
 // (pg_basebackup -R into a temporary folder, its own port): the apps below use that pair's
 // primary as DATABASE_URL, not the shared test database.
 

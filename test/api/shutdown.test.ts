@@ -12,7 +12,7 @@ import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { freePort, ROOT, until } from '../helpers/processes';
 
 /**
- * Stopping without dropping anyone (decisions.md Part 4 "Stopping"): a real server and a real
+ * Stopping without dropping anyone (docs/decisions/0015-graceful-stop.md): a real server and a real
  * worker process, SIGTERM, and what a load balancer's keep-alive client and the job queue see.
  */
 // Long enough for the checks made inside the window on a loaded machine; short for a test.

@@ -4,7 +4,7 @@ import { pruneSignInThrottle, recordSignInFailure, throttledFor } from '../../sr
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { createUser, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 
-// decisions.md Part 3 "Sign-in throttling without CAPTCHA" (CAPTCHA_SECRET unset, the default).
+// docs/decisions/0019-per-account-sign-in-throttle.md (CAPTCHA_SECRET unset, the default).
 
 let t: TestApp;
 beforeAll(() => {

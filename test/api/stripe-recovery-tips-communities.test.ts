@@ -11,7 +11,7 @@ import { deliver, stripeEvent } from '../helpers/stripe';
 import { stripeDouble } from '../helpers/stripe-double';
 
 /**
- * Issue 26 through the Stripe adapter for tips and community payments: rows started as usual,
+ * Recovery (docs/decisions/0016-recovery-and-reconciliation.md) through the Stripe adapter for tips and community payments: rows started as usual,
  * then the recheck and the event catch-up ask a Stripe-compatible server (the real SDK against
  * test/helpers/stripe-double.ts) in Stripe's own shapes: a one-time tip's Checkout Session and
  * its PaymentIntent's fee, a monthly tip's session and its subscription's first invoice, a

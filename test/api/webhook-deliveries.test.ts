@@ -13,7 +13,7 @@ import { makeDue } from '../../src/jobs/admin';
 import { WEBHOOK_DELIVERY_QUEUE } from '../../src/modules/webhook-endpoints';
 import { deliveryHandler, retryDelayMs } from '../../src/modules/webhook-endpoints/webhook-endpoints.delivery';
 
-/** Outbound webhook deliveries (decisions.md Part 3), received by a local server and verified with standardwebhooks. */
+/** Outbound webhook deliveries (docs/decisions/0017-outbound-webhooks.md), received by a local server and verified with standardwebhooks. */
 afterAll(closeDb);
 afterEach(() => jest.restoreAllMocks());
 

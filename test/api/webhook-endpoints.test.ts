@@ -6,7 +6,7 @@ import { authHeaders, createUser } from '../helpers/auth';
 import { orgWithRoles } from '../helpers/organizations';
 import { webhookApi, webhookReceiver } from '../helpers/webhook-receiver';
 
-/** The /webhook-endpoints routes (decisions.md Part 3): ownership, secrets, URL refusals. */
+/** The /webhook-endpoints routes (docs/decisions/0017-outbound-webhooks.md): ownership, secrets, URL refusals. */
 afterAll(closeDb);
 afterEach(() => jest.restoreAllMocks());
 

@@ -12,7 +12,7 @@ import { paymentSucceeded, signedEvent, type Gift } from '../helpers/gift-events
 import { Load } from './load';
 
 /**
- * Issue 25 section 5, its seven items: the local production topology (npm run cluster: HAProxy
+ * The local production topology (npm run cluster: HAProxy
  * checking /readyz, 3 API processes, 2 workers, PgBouncer in transaction mode, a primary and its
  * streaming replica, Redis), started once, under a steady mix of guest reads, signed-in reads and gifts.
  * Deadlines are generous (a busy machine), there are no throughput thresholds.
@@ -299,7 +299,7 @@ suite('the cluster under load', () => {
         );
         const after = await Promise.all(Array.from({ length: API }, (_, i) => scrape(i)));
         // A Redis command slower than its timeout sends a process to per-process buckets (a
-        // deliberate fallback, Part 3 "Outages"): that burst says nothing about the shared one.
+        // deliberate fallback, docs/decisions/0011-outages-answer-503.md): that burst says nothing about the shared one.
         const switched = after.some((m, i) => metric(m, 'redis_circuit_switches_total', 'state="local"') !== metric(before[i]!, 'redis_circuit_switches_total', 'state="local"'));
         if (switched && attempt < 3) continue;
         expect(switched).toBe(false);

@@ -43,7 +43,7 @@ describe('docker-compose.yml', () => {
     for (const [name, s] of Object.entries(services)) if (name !== 'prometheus' && name !== 'grafana') expect(s.profiles).toBeUndefined();
   });
 
-  it('when the dashboard is imported, then it is valid JSON plotting the Part 3 families', () => {
+  it('when the dashboard is imported, then it is valid JSON plotting the documented families', () => {
     const dash = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana-dashboard.json'), 'utf8')) as { panels: Array<{ targets: Array<{ expr: string }> }> };
     const exprs = dash.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n');
     for (const family of ['http_request_duration_seconds', 'http_requests_in_flight', 'db_pool_connections', 'jobs_waiting', 'jobs_oldest_waiting_seconds', 'stripe_events_processed_total', 'webhook_deliveries_total', 'cache_hits_total', 'cache_misses_total', 'rate_limit_refusals_total']) {

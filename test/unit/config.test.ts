@@ -17,7 +17,7 @@ function errorOf(env: Record<string, string>): string {
 }
 
 describe('configuration', () => {
-  test('when nothing is set then the decisions.md defaults apply', () => {
+  test('when nothing is set then the documented defaults apply', () => {
     const c = parseConfig({});
     expect(c).toEqual(
       expect.objectContaining({
@@ -79,7 +79,7 @@ describe('configuration', () => {
     expect(msg).toContain(name);
   });
 
-  test('when .env.example is read then it lists every variable of decisions.md and of the config, with valid values', () => {
+  test('when .env.example is read then it lists every variable of the config, with valid values', () => {
     const text = fs.readFileSync(path.join(ROOT, '.env.example'), 'utf8');
     const entries = Object.fromEntries(
       text

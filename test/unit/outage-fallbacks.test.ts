@@ -10,8 +10,8 @@ import { MemoryCache, ResilientCache } from '../../src/infra/cache';
 import { createRedis, redisState } from '../../src/infra/redis';
 import { databaseReady } from '../../src/modules/health/readiness-probe';
 
-// Issue 16: single-flight cache misses, bounded in-process caches, and the per-process fallbacks
-// that keep limits and caches working while Redis is unreachable (decisions.md Part 3 "Outages").
+// Single-flight cache misses, bounded in-process caches, and the per-process fallbacks
+// that keep limits and caches working while Redis is unreachable (docs/decisions/0011-outages-answer-503.md).
 
 describe('cache wrap (single-flight)', () => {
   test('when 20 requests miss the same key at once, then compute runs once and all get its value', async () => {

@@ -3,7 +3,7 @@ import net from 'node:net';
 import express from 'express';
 import { applyServerTimeouts } from '../../src/http/server-timeouts';
 
-// Issue 16: a client that stalls is closed after the idle timeout; an upload that keeps sending,
+// A client that stalls is closed after the idle timeout; an upload that keeps sending,
 // however slowly, is never cut off (no overall request timeout).
 
 const IDLE_MS = 1000;

@@ -5,7 +5,7 @@ import { StripeProcessor } from '../../src/integrations/payments/stripe';
 import { stripeDouble } from '../helpers/stripe-double';
 
 /**
- * Issue 26 through the Stripe adapter and the real SDK against a Stripe-compatible server:
+ * Recovery (docs/decisions/0016-recovery-and-reconciliation.md) through the Stripe adapter and the real SDK against a Stripe-compatible server:
  * asking a payment's state (PaymentIntent, Checkout Session, a subscription's invoice), the
  * events list and the balance transactions list, both auto-paginated.
  */

@@ -2,7 +2,7 @@ import { createDb } from '../../src/db/knex';
 import { JobWorker } from '../../src/infra/jobs';
 import type { Logger } from '../../src/infra/logger';
 
-// Issue 16: while the database is away the job worker pauses (a growing delay between attempts)
+// While the database is away the job worker pauses (a growing delay between attempts)
 // instead of failing every poll or crashing.
 
 test('when the database is unreachable, then the worker backs off instead of spinning, and never logs an error', async () => {

@@ -71,7 +71,7 @@ export class RedisRiskStore implements RiskStore {
   }
 }
 
-/** Redis while it answers, per-process counters while it does not (decisions.md Part 3 "Outages"). */
+/** Redis while it answers, per-process counters while it does not (docs/decisions/0011-outages-answer-503.md). */
 export class ResilientRiskStore implements RiskStore {
   private readonly shared: RedisRiskStore;
   private readonly local = new MemoryRiskStore();

@@ -5,7 +5,7 @@
  * Amounts are integer cents, currencies lower-case ISO codes, times Dates.
  */
 
-/** The `metadata.kind` every processor object the service creates carries (decisions.md "Paying"). */
+/** The `metadata.kind` every processor object the service creates carries (docs/decisions/0002-exactly-once-processor-events.md). */
 export type PaymentKind = 'donation' | 'tip' | 'community_join';
 
 /**

@@ -109,7 +109,7 @@ export async function markFailed(db: Q, id: string): Promise<boolean> {
 
 /**
  * pending or failed -> paid: the one statement that decides whether this settlement happens
- * (idempotent). `failed` is not final (decisions.md Part 3): a declined card may be followed by
+ * (idempotent). `failed` is not final (docs/decisions/0002-exactly-once-processor-events.md): a declined card may be followed by
  * another card on the same PaymentIntent, whose success settles the gift.
  */
 export async function markPaid(

@@ -10,7 +10,7 @@ import { giftCanceledMail, renewalFailedMail } from './recurring.mail';
 import * as rrepo from './recurring.repo';
 import { manageUrl } from './recurring.tokens';
 
-/** Why a campaign no longer takes monthly gifts (decisions.md: ended, deleted, made private, rejected), or null while it does. */
+/** Why a campaign no longer takes monthly gifts (docs/decisions/0020-monthly-gifts-are-gifts.md: ended, deleted, made private, rejected), or null while it does. */
 function closedReason(f: { status: string; visibility: string; deleted_at: Date | null } | undefined): string | null {
   if (!f || f.deleted_at) return 'campaign_deleted';
   if (f.status === 'ended') return 'campaign_ended';

@@ -5,7 +5,7 @@ import * as rrepo from './recurring.repo';
 import type { RecurringGiftRow } from './recurring.repo';
 
 /**
- * Monthly gifts in privacy requests (decisions.md Part 4): exported with the gifts; an erasure
+ * Monthly gifts in privacy requests (docs/decisions/0009-erasure-pseudonymises-money.md): exported with the gifts; an erasure
  * cancels them first (no more charges to a person who asked to be forgotten; the processor
  * learns it through the sync job after commit), then drops the donor's name and address.
  */

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/knex';
 import { pendingMigrations, queryRows } from '../../db/knex';
 
-/** /readyz answers within this, whatever the database does (decisions.md Part 3 "Outages"). */
+/** /readyz answers within this, whatever the database does (docs/decisions/0011-outages-answer-503.md). */
 export const READY_DEADLINE_MS = 800;
 /** A database found migrated is believed so this long before it is asked again (a probe is one cheap query then). */
 const MIGRATED_TTL_MS = 10_000;

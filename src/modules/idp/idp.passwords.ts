@@ -13,7 +13,7 @@ import * as repo from './idp.repo';
 import { cookiesOf, subjectOf } from './idp.account';
 import { globalSignOut } from './idp.service';
 
-/** Forgot, reset and change password (decisions.md "Mail the identity flows send"). */
+/** Forgot, reset and change password (a 6-digit code by mail, one hour, single use). */
 const RESET_CODE_TTL_SECONDS = 3600;
 
 export async function forgotPassword(ctx: AppContext, email: string) {

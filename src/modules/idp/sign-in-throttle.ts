@@ -5,7 +5,7 @@ import { sha256Hex } from '../../infra/hash';
 import { IdpError } from '../../integrations/idp/port';
 
 /**
- * Per-account sign-in throttle, as Cognito does (decisions.md Part 3): after FREE_FAILURES failed
+ * Per-account sign-in throttle, as Cognito does (docs/decisions/0019-per-account-sign-in-throttle.md): after FREE_FAILURES failed
  * sign-ins in a row for one address (any IP, any sign-in route), each further attempt within a
  * delay of 1 s, doubling with each failure up to 15 minutes, is refused, the right password
  * included. A success resets the count; a streak untouched for a day is forgotten. Kept in

@@ -10,7 +10,7 @@ export class UnbalancedLedgerGroup extends Error {}
  * amount; the database checks the balance again at commit. Zero-amount entries are dropped.
  */
 /**
- * The processor object a group moved money through, for reconciliation (decisions.md Part 4):
+ * The processor object a group moved money through, for reconciliation (docs/decisions/0016-recovery-and-reconciliation.md):
  * the PaymentIntent of a charge, refund or dispute; the transfer, reversal or payout itself.
  */
 export interface ProcessorMove {

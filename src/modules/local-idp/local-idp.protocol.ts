@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors';
 import { IdpError, LocalIdentityProvider, LOCAL_CLIENT_ID } from '../../integrations/idp';
 import type { TokenSet } from '../../integrations/idp';
 
-// Cognito's JSON protocol for native apps (decisions.md "Local identity provider"): its faults,
+// Cognito's JSON protocol for native apps (docs/decisions/0018-local-identity-provider.md): its faults,
 // parameter checks and answers, shared by every operation.
 
 export class CognitoFault extends Error {

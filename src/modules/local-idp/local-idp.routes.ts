@@ -19,7 +19,7 @@ const OPERATIONS: Record<string, Op> = {
     if (body.AuthFlow === 'USER_PASSWORD_AUTH') {
       const email = normalizeEmail(str(params.USERNAME, 'USERNAME'));
       const password = str(params.PASSWORD, 'PASSWORD');
-      // The per-account throttle of POST /idp/signin, in Cognito's words (decisions.md Part 3).
+      // The per-account throttle of POST /idp/signin, in Cognito's words (docs/decisions/0019-per-account-sign-in-throttle.md).
       let r;
       try {
         r = await throttledPasswordAttempt(ctx.db, email, () => idp.initiateAuth(email, password));

@@ -26,7 +26,7 @@ export const fundingStats = z
 /**
  * A project's money at a glance: what was raised, how much of it the owner allocated to
  * milestones, what left through payouts (withdrawals, in the campaign's currency), and where the
- * milestones stand. Non-projects answer zeros (decisions.md: 200, never the spec's 500).
+ * milestones stand. Non-projects answer zeros (200: the 500 the interface shows for them is a defect, not a feature).
  */
 export async function projectFundingStats(ctx: AppContext, actor: Actor | null, fundraiserId: string): Promise<z.infer<typeof fundingStats>> {
   const f = await readable(ctx, actor, { id: fundraiserId });

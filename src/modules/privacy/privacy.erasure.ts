@@ -59,7 +59,7 @@ export async function requestErasure(ctx: AppContext, parts: Parts, req: Request
     const existing = await repo.scheduledErasure(trx, actor.userId);
     if (existing) return existing.scheduled_for;
     const row = await repo.insertErasure(trx, actor.userId, new Date(Date.now() + GRACE_DAYS * DAY_MS));
-    // The immediate effects (decisions.md Part 4); sessions end below, after commit (the provider is a network call).
+    // The immediate effects (docs/decisions/0009-erasure-pseudonymises-money.md); sessions end below, after commit (the provider is a network call).
     await revokeAllForUser(trx, actor.userId);
     await disableAllForUser(trx, actor.userId);
     await enqueue(trx, ERASE_TASK, { user_id: actor.userId }, { runAt: row.scheduled_for, jobKey: `${ERASE_TASK}:${actor.userId}`, maxAttempts: 10 });

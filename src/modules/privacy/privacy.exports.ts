@@ -10,7 +10,7 @@ import { accountForPrivacy } from './privacy.reads';
 import * as repo from './privacy.repo';
 
 export const EXPORT_TASK = 'privacy.export';
-/** decisions.md Part 4: one running and three a day per account. */
+/** One running and three a day per account (docs/privacy/README.md). */
 const DAILY_EXPORTS = 3;
 const DAY_MS = 86_400_000;
 

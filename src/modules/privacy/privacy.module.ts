@@ -4,7 +4,7 @@ import { buildExport, EXPORT_TASK, failExport } from './privacy.exports';
 import { guestRoutes, meRoutes, privacyRequestLimiter } from './privacy.routes';
 
 /**
- * Privacy (decisions.md Part 4): orchestrates exports and erasures over every module's declared
+ * Privacy (docs/decisions/0009-erasure-pseudonymises-money.md): orchestrates exports and erasures over every module's declared
  * `personalData` part (collected by src/modules/index.ts); it writes only its own tables.
  */
 export default defineModule({

@@ -4,7 +4,7 @@ import { compareDay, type ComparedRow } from './reconciliation.reads';
 import { saveRun, upsertBalanceTxns, type Difference, type RunRow } from './reconciliation.repo';
 
 /**
- * Reconciliation with the processor (decisions.md Part 4): every balance transaction of a UTC
+ * Reconciliation with the processor (docs/decisions/0016-recovery-and-reconciliation.md): every balance transaction of a UTC
  * day, listed page by page and kept by id (never the whole day in memory), is compared in SQL
  * with the ledger groups that name the same processor id and kind of movement, both ways.
  * The day's run (clean, differences, or failed when the processor could not be listed) replaces
@@ -68,7 +68,7 @@ export async function reconcileDay(deps: ReconcileDeps, day: string, onPage?: (l
   });
 }
 
-/** The API's shape of a run (decisions.md): `checked` holds both sides' counts. */
+/** The API's shape of a run (docs/money/recovery-and-reconciliation.md): `checked` holds both sides' counts. */
 export function runView(r: RunRow) {
   return {
     day: r.day,

@@ -17,7 +17,7 @@ export function everyInterval(seconds: number): string {
 
 observeReconciliation(latestDifferences);
 
-/** Missed processor events recovered, and each day reconciled with the processor (decisions.md Part 4). */
+/** Missed processor events recovered, and each day reconciled with the processor (docs/decisions/0016-recovery-and-reconciliation.md). */
 export default defineModule({
   name: 'reconciliation',
   routes: [routes],

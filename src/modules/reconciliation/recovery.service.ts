@@ -5,7 +5,7 @@ import { pendingPayments } from './reconciliation.reads';
 import { advanceEventCursor, eventCursor } from './reconciliation.repo';
 
 /**
- * Recovering missed processor events (decisions.md Part 4): every payment still pending after
+ * Recovering missed processor events (docs/decisions/0016-recovery-and-reconciliation.md): every payment still pending after
  * PAYMENT_RECHECK_AFTER_S is asked about at the processor, and the processor's event list is
  * read from the last event seen (5 minutes of overlap). Whatever comes back goes through
  * processEvent, the webhook's own exactly-once path: same handlers, ledger group, events and

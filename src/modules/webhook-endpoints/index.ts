@@ -1,5 +1,5 @@
 /**
- * Outbound webhooks for integrators (decisions.md Part 3): endpoints, their signed deliveries and
+ * Outbound webhooks for integrators (docs/decisions/0017-outbound-webhooks.md): endpoints, their signed deliveries and
  * the delivery log. Its route table, subscribers and delivery job are declared in its module file
  * (collected by src/modules/index.ts). (The inbound Stripe webhook is src/modules/webhooks/.)
  */

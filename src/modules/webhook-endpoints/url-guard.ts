@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Which addresses a webhook may reach (decisions.md Part 3). Link-local, metadata, unspecified,
+ * Which addresses a webhook may reach (docs/decisions/0017-outbound-webhooks.md). Link-local, metadata, unspecified,
  * multicast and reserved addresses are never reachable; loopback and private ranges only with
  * WEBHOOK_ALLOW_PRIVATE=true. The sender connects to the very address checked here (see
  * webhook-endpoints.send.ts), so a DNS answer that changes between check and connect cannot

@@ -17,7 +17,7 @@ import { guardOptions, UrlRefused, vetUrl } from './url-guard';
  */
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-endpoints.deliver';
 
-/** Waits after failed attempt 1, 2, ... (decisions.md Part 3); after the last, `failed`. */
+/** Waits after failed attempt 1, 2, ... (docs/decisions/0017-outbound-webhooks.md); after the last, `failed`. */
 export const RETRY_DELAYS_S = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600, 10 * 3600];
 
 export function retryDelayMs(attempt: number): number | null {

@@ -8,7 +8,7 @@ import { queueDelivery } from './webhook-endpoints.delivery';
 
 /**
  * An endpoint receives the events of the campaigns its owner holds (its own, or its
- * organization's) and that owner's payouts (decisions.md Part 3). Each subscriber records one
+ * organization's) and that owner's payouts (docs/decisions/0017-outbound-webhooks.md). Each subscriber records one
  * delivery per subscribed endpoint in the event's transaction; sending happens in delivery jobs.
  */
 async function fanOut(trx: Knex.Transaction, owner: Owner | null, meta: EventMeta, data: Record<string, unknown>): Promise<void> {

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Vetted } from './url-guard';
 
-/** A 2xx within this long succeeds (decisions.md Part 3). */
+/** A 2xx within this long succeeds (docs/decisions/0017-outbound-webhooks.md). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** The receiver's answer is read only this far: we keep the status, not the body. */
 const MAX_RESPONSE_BYTES = 64 * 1024;

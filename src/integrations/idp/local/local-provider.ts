@@ -25,7 +25,7 @@ export const localIssuer = (publicUrl: string) => `${publicUrl}/local-idp`;
 
 const CHALLENGE_TTL_SECONDS = 180;
 
-/** At least 8 characters with a letter and a digit (decisions.md); 256 caps hashing cost. */
+/** At least 8 characters with a letter and a digit (docs/decisions/0018-local-identity-provider.md); 256 caps hashing cost. */
 export function localPasswordPolicy(password: string): boolean {
   return password.length >= 8 && password.length <= 256 && /\p{L}/u.test(password) && /\p{Nd}/u.test(password);
 }
