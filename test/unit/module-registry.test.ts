@@ -7,7 +7,7 @@ import { LOCALES } from '../../src/integrations/mail';
 import { appModules, collected, ledgerChecks, limiters, subscribers } from '../../src/modules';
 import type { AppModule } from '../../src/modules/define-module';
 
-// docs/extending.md promises that a module is added in one place and that a notification type,
+// docs/architecture/extending.md promises that a module is added in one place and that a notification type,
 // a payment event kind and a limited read each touch few files; these cases keep the structure
 // that makes those counts true.
 
@@ -90,9 +90,9 @@ describe('module declarations (src/modules/<name>/<name>.module.ts, collected by
   });
 });
 
-describe('docs/extending.md', () => {
+describe('docs/architecture/extending.md', () => {
   it('when it names a file of src/, then the file exists', () => {
-    const text = fs.readFileSync(path.join(ROOT, 'docs/extending.md'), 'utf8');
+    const text = fs.readFileSync(path.join(ROOT, 'docs/architecture/extending.md'), 'utf8');
     const named = [...text.matchAll(/`(src\/[^`<>*\s]+\.ts)`/g)].map((m) => m[1]);
     expect(named.length).toBeGreaterThan(5);
     expect(named.filter((f) => !fs.existsSync(path.join(ROOT, f)))).toEqual([]);
