@@ -53,6 +53,13 @@ const schema = z.object({
   // A standby further behind the primary than this is skipped (its reads go to the primary).
   REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(1000),
   DATA_DIR: z.string().min(1).default('.data'),
+  // Logical backups (npm run admin -- backup; the worker's daily one): where the archives go
+  // (default DATA_DIR/backups) and how many the worker keeps; PG_BIN_DIR: pg_dump/pg_restore's folder.
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(1000).default(7),
+  // A pgBackRest repository folder: set, the worker leaves backups to pgBackRest (no daily pg_dump).
+  BACKUP_REPO_PATH: z.string().min(1).optional(),
+  PG_BIN_DIR: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   TRUST_PROXY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -76,7 +83,11 @@ const schema = z.object({
   COGNITO_CLIENT_ID: z.string().optional(),
   COGNITO_CLIENT_SECRET: z.string().optional(),
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_/, 'must start with sk_ or rk_').optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_/, 'must start with whsec_').optional(),
+  // One or more signing secrets, comma-separated: during a roll the processor signs with both (src/integrations/payments/webhook-secret.ts).
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .refine((v) => v.split(',').every((s) => /^whsec_\S+$/.test(s.trim())), 'each comma-separated secret must start with whsec_')
+    .optional(),
   STRIPE_API_URL: url.optional(),
   // Sandbox processor (no STRIPE_SECRET_KEY): where its signed events go (default: this process's own
   // webhook route on 127.0.0.1:PORT) and how long a connected account's payout takes to settle.

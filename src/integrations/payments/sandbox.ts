@@ -26,7 +26,7 @@ import { createSetupIntent, createSubscription } from './sandbox-subscriptions';
 import { sandboxFee } from './sandbox-fees';
 import { createObject, getObject, listObjects } from './sandbox.repo';
 import { schedulePayout } from './sandbox-payouts';
-import { sandboxWebhookSecret } from './webhook-secret';
+import { configuredWebhookSecrets, sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
 import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
 import { intentStateEvents, invoiceStateEvents, sessionStateEvents, setupStateEvents } from './stripe-state';
@@ -49,7 +49,8 @@ export class SandboxProcessor implements PaymentProcessor {
   constructor(private readonly db: Db, private readonly config: Config) {}
 
   webhookSecret(): Promise<string> {
-    if (this.config.STRIPE_WEBHOOK_SECRET) return Promise.resolve(this.config.STRIPE_WEBHOOK_SECRET);
+    const configured = configuredWebhookSecrets(this.config.STRIPE_WEBHOOK_SECRET);
+    if (configured.length) return Promise.resolve(configured[0]!);
     this.secret ??= sandboxWebhookSecret(this.db).catch((err) => {
       this.secret = null;
       throw err;
@@ -58,7 +59,8 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent> {
-    return parseSignedEvent(this.stripe, rawBody, signature, await this.webhookSecret());
+    const configured = configuredWebhookSecrets(this.config.STRIPE_WEBHOOK_SECRET);
+    return parseSignedEvent(this.stripe, rawBody, signature, configured.length ? configured : [await this.webhookSecret()]);
   }
 
   async createPaymentIntent(input: CreatePaymentIntentInput): Promise<PaymentIntentResult> {

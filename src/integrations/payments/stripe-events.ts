@@ -212,15 +212,23 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
  * translates it. A body that is signed but not JSON, or not an event the service can read,
  * throws WebhookPayloadError.
  */
-export function parseSignedEvent(stripe: Stripe, rawBody: Buffer | string, signature: string | undefined, secret: string): PaymentEvent {
-  let body: unknown;
-  try {
-    body = stripe.webhooks.constructEvent(rawBody, signature ?? '', secret);
-  } catch (err) {
-    if (err instanceof SyntaxError) throw new WebhookPayloadError('The event body is not JSON');
-    throw err;
+export function parseSignedEvent(stripe: Stripe, rawBody: Buffer | string, signature: string | undefined, secrets: readonly string[]): PaymentEvent {
+  // stripe-node checks one secret per call (against every v1 signature of the header): a
+  // delivery is accepted when any configured secret verifies it.
+  let failure: unknown = new Error('No webhook secret is configured');
+  for (const secret of secrets) {
+    let body: unknown;
+    try {
+      body = stripe.webhooks.constructEvent(rawBody, signature ?? '', secret);
+    } catch (err) {
+      // The signature matched but the body is not JSON: no other secret makes it readable.
+      if (err instanceof SyntaxError) throw new WebhookPayloadError('The event body is not JSON');
+      failure = err;
+      continue;
+    }
+    return toPaymentEvent(body);
   }
-  return toPaymentEvent(body);
+  throw failure;
 }
 
 /** Every processor event type the service acts on (what the event catch-up lists; Stripe takes up to 20). */

@@ -18,7 +18,7 @@ import type {
   CancelSubscriptionInput,
   UpdateSubscriptionInput,
 } from './port';
-import { sandboxWebhookSecret } from './webhook-secret';
+import { configuredWebhookSecrets, sandboxWebhookSecret } from './webhook-secret';
 import type { PaymentEvent, PaymentRef } from './events';
 import { toBalanceTransaction } from './stripe-balance';
 import { connectedAccountOf, hostOptions, payoutOf } from './stripe-connect';
@@ -37,13 +37,18 @@ export class StripeProcessor implements PaymentProcessor {
     this.stripe = new Stripe(config.STRIPE_SECRET_KEY!, { maxNetworkRetries: 2, ...hostOptions(config.STRIPE_API_URL) });
   }
 
-  webhookSecret(): Promise<string> {
+  async webhookSecret(): Promise<string> {
+    return (await this.webhookSecrets())[0]!;
+  }
+
+  private webhookSecrets(): Promise<string[]> {
+    const configured = configuredWebhookSecrets(this.config.STRIPE_WEBHOOK_SECRET);
     // Without a configured secret (a Stripe-compatible test server) the generated one is used.
-    return this.config.STRIPE_WEBHOOK_SECRET ? Promise.resolve(this.config.STRIPE_WEBHOOK_SECRET) : sandboxWebhookSecret(this.db);
+    return configured.length ? Promise.resolve(configured) : sandboxWebhookSecret(this.db).then((s) => [s]);
   }
 
   async parseWebhook(rawBody: Buffer | string, signature: string | undefined): Promise<PaymentEvent> {
-    return parseSignedEvent(this.stripe, rawBody, signature, await this.webhookSecret());
+    return parseSignedEvent(this.stripe, rawBody, signature, await this.webhookSecrets());
   }
 
   async retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]> {

@@ -11,3 +11,15 @@ const NAME = 'sandbox_webhook_secret';
 export async function sandboxWebhookSecret(db: Db): Promise<string> {
   return keptSecret(db, NAME, () => `whsec_${randomBytes(24).toString('base64url')}`);
 }
+
+/**
+ * STRIPE_WEBHOOK_SECRET as a list: Stripe keeps a rolled endpoint secret valid for up to a day,
+ * so the old and the new one are configured together. The first one listed is the one the
+ * sandbox signs with.
+ */
+export function configuredWebhookSecrets(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
