@@ -40,8 +40,16 @@ async function main(): Promise<void> {
   });
   console.log('\nThe cluster is up:');
   for (const [name, addr] of Object.entries(cluster.addresses)) console.log(`  ${name.padEnd(42)} ${addr}`);
-  console.log('\nCtrl-C stops all of it.');
+  console.log(`\nkill -HUP ${process.pid} restarts the API processes one at a time; Ctrl-C stops all of it.`);
   let stopping = false;
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    console.log('rolling restart of the API processes...');
+    cluster.rollingRestart().then(
+      () => console.log('rolling restart done'),
+      (err: Error) => console.error(`rolling restart failed: ${err.message}`),
+    );
+  });
   const stop = () => {
     if (stopping) return;
     stopping = true;
