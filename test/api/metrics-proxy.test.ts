@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { closeDb, createTestApp, testConfig } from '../helpers/app';
 import { freePort, ROOT, until } from '../helpers/processes';
 import { workerMetricsApp } from '../../src/infra/worker-metrics';
+import { reaped } from '../helpers/reaped';
 
 // "Without METRICS_TOKEN, /metrics answers loopback clients only" through a real proxy hop: a
 // reverse proxy on 127.0.0.1 in front of the API and of the worker's metrics port, adding the
@@ -133,7 +134,7 @@ describe('npm run worker with WORKER_METRICS_PORT behind a proxy on loopback', (
     const port = await freePort();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'worker-metrics-'));
     // The worker's entry (what `npm run worker` runs, from source) on the test file's database.
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/worker.ts'], {
+    child = reaped(spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/worker.ts'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
@@ -146,7 +147,7 @@ describe('npm run worker with WORKER_METRICS_PORT behind a proxy on loopback', (
         TRUST_PROXY: 'loopback',
         LOG_LEVEL: 'warn',
       },
-    });
+    }));
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
     const direct = `http://127.0.0.1:${port}`;

@@ -10,6 +10,7 @@ import { queueMail } from '../../src/integrations/mail';
 import { makeDue } from '../../src/jobs/admin';
 import { closeDb, createTestApp, testDb } from '../helpers/app';
 import { freePort, ROOT, until } from '../helpers/processes';
+import { reaped } from '../helpers/reaped';
 
 /**
  * Stopping without dropping anyone (docs/decisions/0015-graceful-stop.md): a real server and a real
@@ -35,7 +36,7 @@ interface Proc {
 function start(entry: 'server' | 'worker', env: Record<string, string>): Proc {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-shutdown-'));
   dirs.push(dir);
-  const child = spawn(process.execPath, ['--import', 'tsx', `src/${entry}.ts`], {
+  const child = reaped(spawn(process.execPath, ['--import', 'tsx', `src/${entry}.ts`], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -50,7 +51,7 @@ function start(entry: 'server' | 'worker', env: Record<string, string>): Proc {
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  }));
   children.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { freePort, ROOT, until } from '../helpers/processes';
+import { reaped } from '../helpers/reaped';
 
 // The API process as deployed (`node --import tsx src/server.ts`, jobs on) with
 // OTEL_EXPORTER_OTLP_ENDPOINT pointing at a local OTLP/HTTP collector this test runs.
@@ -51,7 +52,7 @@ afterAll(async () => {
 describe('OpenTelemetry traces', () => {
   it('when a request carrying a traceparent queues a job, then the request and the job span share its trace id', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    child = reaped(spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH,
@@ -66,7 +67,7 @@ describe('OpenTelemetry traces', () => {
         OTEL_BSP_SCHEDULE_DELAY: '100',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    }));
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     const base = `http://127.0.0.1:${port}`;

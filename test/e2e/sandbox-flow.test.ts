@@ -3,6 +3,7 @@ import { closeDb, testDb } from '../helpers/app';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { freePort, ROOT, until } from '../helpers/processes';
+import { reaped } from '../helpers/reaped';
 
 /**
  * Proof (c): the whole money flow offline, in the real service as `npm start` runs it (its own
@@ -33,7 +34,7 @@ test('when a guest gives through the sandbox checkout of the running service, th
   const origin = `http://127.0.0.1:${port}`;
 
   // `npm start` is `exec node --import tsx src/server.ts`; the same command, without npm in between.
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  child = reaped(spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -46,7 +47,7 @@ test('when a guest gives through the sandbox checkout of the running service, th
       SITE_URL: 'http://site.test',
       LOG_LEVEL: 'warn',
     },
-  });
+  }));
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   await until('the server', async () => ((await fetch(`${origin}/readyz`)).ok ? true : undefined), 60_000).catch((err) => {

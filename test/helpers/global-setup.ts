@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { RELOCATED_DATA_BASE } from '../../src/db/postgres-user';
 import { createDb, migrateLatest } from '../../src/db/knex';
 import { pgbouncerMissing, startPgBouncer } from './pgbouncer';
+import { reapedFolder } from './reaped';
 
 /**
  * One fresh, migrated template database per test run: a new database on DATABASE_URL's server
@@ -38,10 +38,12 @@ export default async function globalSetup(): Promise<void> {
       await c.end();
     };
   } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-test-pg-'));
+    // Its postmaster (pg/postmaster.pid) is stopped by the folder's reaper should jest be killed.
+    const dir = reapedFolder('cf-test-pg-');
     fs.chmodSync(dir, 0o777);
     const emb = await startEmbeddedPostgres(path.join(dir, 'pg'), { database: 'cf_test', throwaway: true });
     url = emb.url;
+    process.env.TEST_PG_DIR = dir;
     g.__dropTestDb = async () => {
       await emb.stop();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -63,6 +65,7 @@ export default async function globalSetup(): Promise<void> {
     // long as a finished file's idle server connections are closed soon (serverIdleTimeoutS).
     const bouncer = await startPgBouncer(url, { poolSize: 5, maxDbConnections: 8, maxClientConn: 2000, serverIdleTimeoutS: 2 });
     process.env.TEST_PGBOUNCER_PORT = String(bouncer.port);
+    process.env.TEST_PGBOUNCER_DIR = bouncer.dir;
     const drop = g.__dropTestDb as () => Promise<void>;
     g.__dropTestDb = async () => {
       await bouncer.stop();

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './processes';
+import { reapedFolder } from './reaped';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -58,7 +58,8 @@ async function ctl(dataDir: string, port: number, sockets: string, action: 'star
 }
 
 export async function startPgPair(opts: { prepare?: (primaryUrl: string) => Promise<void> } = {}): Promise<PgPair> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-replica-'));
+  // Both postmasters sit directly under it, where its reaper looks should this process die first.
+  const dir = reapedFolder('pg-replica-');
   if (isRoot) await run('chown', ['postgres:postgres', dir]);
   fs.chmodSync(dir, 0o700);
   const primaryDir = path.join(dir, 'primary');

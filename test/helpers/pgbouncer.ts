@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './processes';
+import { reapedFolder, track } from './reaped';
 
 /**
  * A PgBouncer of our own (Debian's package, 1.18) in transaction mode in front of a Postgres,
@@ -13,6 +13,8 @@ import { freePort } from './processes';
  */
 export interface PgBouncer {
   port: number;
+  /** Its temporary folder (configuration, log, the reaper's record of its pid). */
+  dir: string;
   /** The pooled URL of `database` on the target server (same user). */
   url(database: string): string;
   /** The pooled twin of a direct URL on the target server (same database and user). */
@@ -74,7 +76,7 @@ export async function startPgBouncer(targetUrl: string, opts: PgBouncerOptions =
   const target = new URL(targetUrl);
   const user = decodeURIComponent(target.username || 'postgres');
   const password = decodeURIComponent(target.password);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-pgbouncer-'));
+  const dir = reapedFolder('cf-pgbouncer-');
   const port = await freePort();
   // The wildcard entry sends each database name to the same-named database on the target.
   const server = `host=${target.hostname} port=${target.port || 5432} user=${user}${password ? ` password=${password}` : ''}`;
@@ -107,7 +109,7 @@ export async function startPgBouncer(targetUrl: string, opts: PgBouncerOptions =
   // PgBouncer refuses to run as root: as root it is told to switch to the postgres user.
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (asRoot) fs.chmodSync(dir, 0o777);
-  const child: ChildProcess = spawn(bin, [...(asRoot ? ['-u', 'postgres'] : []), path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = track(dir, spawn(bin, [...(asRoot ? ['-u', 'postgres'] : []), path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -131,6 +133,7 @@ export async function startPgBouncer(targetUrl: string, opts: PgBouncerOptions =
   let stopped = false;
   return {
     port,
+    dir,
     url,
     pooled: (directUrl) => url(new URL(directUrl).pathname.slice(1)),
     async stop() {

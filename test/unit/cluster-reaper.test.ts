@@ -25,7 +25,7 @@ describe('the cluster reaper', () => {
     for (const c of spawned) c.kill('SIGKILL');
   });
 
-  function cluster() {
+  function cluster(parent: ChildProcess | null = null) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-reaper-test-'));
     const owner = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     const services = [sleeper(), sleeper()];
@@ -33,7 +33,7 @@ describe('the cluster reaper', () => {
     spawned.push(owner, ...services, postmaster);
     fs.mkdirSync(path.join(dir, 'primary'));
     fs.writeFileSync(path.join(dir, 'primary', 'postmaster.pid'), `${postmaster.pid}\n/tmp/primary\n`);
-    const reaper = startReaper(dir, owner.pid);
+    const reaper = startReaper(dir, { owner: owner.pid, parent: parent?.pid ?? null });
     for (const s of services) track(dir, s);
     return { dir, owner, services, postmaster, reaper };
   }
@@ -43,6 +43,18 @@ describe('the cluster reaper', () => {
     c.owner.kill('SIGKILL');
     await until('the reaper to stop everything', () => [...c.services, c.postmaster].every((p) => !alive(p.pid!) || p.exitCode !== null || p.signalCode !== null) && !fs.existsSync(c.dir), 60_000);
     await Promise.all([...c.services, c.postmaster].map(exited));
+    expect(c.postmaster.signalCode).toBe('SIGQUIT');
+    expect(c.services.map((s) => s.signalCode)).toEqual(['SIGKILL', 'SIGKILL']);
+  });
+
+  test("when the owner's parent is killed (a jest whose worker runs on), the orphaned owner is killed and everything reaped", async () => {
+    const parent = sleeper();
+    spawned.push(parent);
+    const c = cluster(parent);
+    parent.kill('SIGKILL');
+    await Promise.all([c.owner, ...c.services, c.postmaster].map(exited));
+    await until('the folder to be removed', () => !fs.existsSync(c.dir), 60_000);
+    expect(c.owner.signalCode).toBe('SIGKILL');
     expect(c.postmaster.signalCode).toBe('SIGQUIT');
     expect(c.services.map((s) => s.signalCode)).toEqual(['SIGKILL', 'SIGKILL']);
   });
