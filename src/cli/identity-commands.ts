@@ -1,5 +1,7 @@
+import { SigningKeyStore, RETIRED_KEY_MARGIN_S } from '../integrations/idp/local/signing-keys';
+import { TOKEN_TTL_SECONDS } from '../integrations/idp/port';
 import { accountAdmin as admin } from '../modules/idp';
-import { oneOf, UsageError, type Command } from './command';
+import { CliError, oneOf, UsageError, type Command } from './command';
 
 const ROLES = admin.GRANTABLE_ROLES;
 const STATUSES = admin.STATUSES;
@@ -38,6 +40,19 @@ export const identityCommands: Record<string, Command> = {
     summary: 'make the next sign-in ask for a new password',
     check: ([email]) => needEmail('force-password-reset', email),
     run: (db, [email], config) => admin.forcePasswordReset(db, config, email),
+  },
+  'rotate-idp-key': {
+    usage: '',
+    summary: "make a new signing key of the built-in identity provider current (nobody is signed out: older keys stay published until their tokens expire)",
+    check: (args) => {
+      if (args.length) throw new UsageError(`unknown argument: ${args[0]}`);
+    },
+    async run(db, _args, config) {
+      if (config.IDP !== 'local') throw new CliError('rotate-idp-key: IDP=cognito: the user pool rotates its own keys');
+      const r = (await new SigningKeyStore(db).rotate())!;
+      const until = new Date(Date.now() + (TOKEN_TTL_SECONDS + RETIRED_KEY_MARGIN_S) * 1000).toISOString();
+      return `signing key ${r.kid} is current; ${r.retired.length} retired key(s) (${r.retired.join(', ') || 'none'}) stay published until ${until}`;
+    },
   },
   'create-ambassador-invite': { usage: '[email]', summary: 'print an ambassador invite token', run: (db, [email]) => admin.createAmbassadorInvite(db, email) },
 };

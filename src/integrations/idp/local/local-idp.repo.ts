@@ -26,8 +26,37 @@ export interface SessionRow {
   revoked_at: Date | null;
 }
 
-export const listSigningKeys = (db: Q): Promise<SigningKeyRow[]> =>
-  db('idp_signing_keys').orderBy('created_at', 'desc').orderBy('kid', 'desc');
+/** The key that signs: the newest one not retired (a rotation retires every other one). */
+export async function currentSigningKid(db: Q): Promise<string | null> {
+  const row = await db('idp_signing_keys').whereNull('retired_at').orderBy('created_at', 'desc').orderBy('kid', 'desc').first('kid');
+  return row?.kid ?? null;
+}
+
+export const signingKey = (db: Q, kid: string): Promise<SigningKeyRow | undefined> => db('idp_signing_keys').where({ kid }).first();
+
+/** Keys not retired, or retired less than `forSeconds` ago by the database's clock. */
+const published = (db: Q, forSeconds: number) =>
+  db('idp_signing_keys').where((q) => q.whereNull('retired_at').orWhereRaw('retired_at > now() - make_interval(secs => ?)', [forSeconds]));
+
+export const publishedSigningKey = (db: Q, kid: string, forSeconds: number): Promise<SigningKeyRow | undefined> =>
+  published(db, forSeconds).andWhere({ kid }).first();
+
+export const publishedSigningKeys = (db: Q, forSeconds: number): Promise<Pick<SigningKeyRow, 'kid' | 'public_pem' | 'retired_at'>[]> =>
+  published(db, forSeconds)
+    .orderByRaw('retired_at desc nulls first')
+    .orderBy('created_at', 'desc')
+    .select('kid', 'public_pem', 'retired_at');
+
+/** Serializes rotations (and first-key creation) across processes, for the transaction. */
+export async function lockSigningKeys(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('lock table idp_signing_keys in share row exclusive mode');
+}
+
+/** Retires every key not retired yet; answers their kids. */
+export async function retireSigningKeys(trx: Knex.Transaction): Promise<string[]> {
+  const rows = await trx('idp_signing_keys').whereNull('retired_at').update({ retired_at: trx.fn.now() }).returning('kid');
+  return rows.map((r: { kid: string }) => r.kid);
+}
 
 export async function insertSigningKey(db: Q, row: { kid: string; private_pem: string; public_pem: string }) {
   await db('idp_signing_keys').insert(row);

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../../infra/hash';
-import { jwksKeyLookup } from '../jwks';
 import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
 import jwt from 'jsonwebtoken';
 import type { Knex } from 'knex';
@@ -51,7 +50,10 @@ export class LocalIdentityProvider implements IdentityProvider {
       issuer: this.issuer,
       audience: LOCAL_CLIENT_ID,
       jwksUri: `${this.issuer}/.well-known/jwks.json`,
-      getPublicKey: jwksKeyLookup(`${this.issuer}/.well-known/jwks.json`, () => this.keys.jwks()),
+      // Asked of the key table itself, not a cached JWKS: every process accepts a key another one
+      // just made current, and refuses one past its time at once (credentials.ts memoizes a
+      // verified token, never past its own expiry).
+      getPublicKey: (kid) => this.keys.publicKey(kid),
     };
   }
 
