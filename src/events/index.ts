@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
 import { claimInbox, enqueue } from '../infra/jobs';
+import { causedEventId } from './caused-id';
 import type { EventMap, EventType } from './types';
 
 export type { EventMap, EventType } from './types';
+export { causedEventId } from './caused-id';
 
 /**
  * Side effects are events, not calls. `emit(trx, type, payload)` writes the event in the
@@ -40,10 +42,19 @@ export function on<T extends EventType>(type: T, name: string, handle: Subscribe
   return { name, type, handle };
 }
 
-export async function emit<T extends EventType>(trx: Knex.Transaction, type: T, payload: EventMap[T]): Promise<string> {
-  const [row] = await trx('events').insert({ type, payload: JSON.stringify(payload) }).returning('id');
-  await enqueue(trx, DISPATCH_QUEUE, { event_id: row.id });
-  return row.id as string;
+/**
+ * `opts.causedBy`: the processor's id of the fact behind the event (see caused-id.ts): the event
+ * then has a derived id instead of a random one, and emitting it again where it exists is a no-op.
+ */
+export async function emit<T extends EventType>(trx: Knex.Transaction, type: T, payload: EventMap[T], opts: { causedBy?: string } = {}): Promise<string> {
+  const id = opts.causedBy ? causedEventId(opts.causedBy, type) : undefined;
+  const [row] = await trx('events')
+    .insert({ ...(id ? { id } : {}), type, payload: JSON.stringify(payload) })
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  if (row) await enqueue(trx, DISPATCH_QUEUE, { event_id: row.id });
+  return (row?.id ?? id) as string;
 }
 
 /**
@@ -89,20 +100,4 @@ export function registerSubscribers(ctx: AppContext, subscribers: Subscriber[]):
       });
     });
   }
-}
-
-/**
- * Privacy erasure: copies of the erased strings (a donor's name and address in `donation.paid`)
- * are replaced in the event log's payloads. The strings are matched in their JSON-escaped form,
- * so the payload stays valid JSON.
- */
-export async function scrubEventPayloads(trx: Knex.Transaction, strings: string[], replacement: string): Promise<number> {
-  let n = 0;
-  for (const s of strings) {
-    if (s.length < 3) continue;
-    const needle = JSON.stringify(s).slice(1, -1);
-    const r = await trx.raw(`update events set payload = replace(payload::text, ?, ?)::jsonb where strpos(lower(payload::text), lower(?)) > 0`, [needle, replacement, needle]);
-    n += r.rowCount ?? 0;
-  }
-  return n;
 }

@@ -71,6 +71,22 @@ export interface ErasureBlock {
 }
 
 /**
+ * Where a part keeps what a person is known by (`identifiers`: names, addresses, slugs) and what
+ * they wrote (`texts`): `table`'s rows whose `by` column is the account's id, or, for a guest,
+ * rows with `by` null whose `guestEmail` column holds the guest's address. The privacy module
+ * reads them before an erasure and afterwards removes every copy of them held anywhere else
+ * (src/modules/privacy/privacy.scrub.ts). These columns themselves stay the part's to erase:
+ * other people's rows there are their own words, never touched by that sweep.
+ */
+export interface AuthoredSource {
+  table: string;
+  by: string;
+  guestEmail?: string;
+  identifiers?: readonly string[];
+  texts?: readonly string[];
+}
+
+/**
  * A module's part in privacy requests (docs/decisions/0009-erasure-pseudonymises-money.md; the privacy module runs them). Each
  * module exports and erases its own tables, so table ownership holds. `columns` names every
  * `table.column` this part covers that refers to a user (a foreign key to users, or an email);
@@ -78,6 +94,8 @@ export interface ErasureBlock {
  */
 export interface PersonalDataPart {
   columns: readonly string[];
+  /** Where the person's identifiers and words are kept (see AuthoredSource). */
+  authored?: readonly AuthoredSource[];
   /** The account's rows, as JSON-ready values, under the part's own keys. */
   export?: (db: Knex, userId: string) => Promise<Record<string, unknown>>;
   /**

@@ -19,6 +19,8 @@ export interface GiftOptions {
   paidAt?: Date;
   createdAt?: Date;
   message?: string | null;
+  /** The name given at checkout ('Test Donor' unless set). */
+  donorName?: string;
   anonymous?: boolean;
 }
 
@@ -52,7 +54,7 @@ export async function createGift(db: Db, o: GiftOptions): Promise<Gift> {
         fundraiser_id: o.fundraiserId,
         donor_user_id: o.donorUserId ?? null,
         donor_email: o.donorEmail ?? (o.donorUserId ? null : `guest-${randomUUID().slice(0, 8)}@example.test`),
-        donor_name: 'Test Donor',
+        donor_name: o.donorName ?? 'Test Donor',
         anonymous: o.anonymous ?? false,
         message: o.message ?? null,
         amount_cents: amount,

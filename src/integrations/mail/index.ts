@@ -9,7 +9,7 @@ export type { Locale, MailTemplate } from './types';
 export { toLocale, requestLocale, LOCALES } from './types';
 export { createMailer, type Mailer, type OutgoingMail } from './mailer';
 export { queueComposedMail, renderComposed, type ComposedMail } from './compose';
-export { eraseMailsTo, latestMailsTo, scrubMailsMentioning, type SentMailRow } from './outbox.repo';
+export { eraseMailsTo, latestMailsTo, type SentMailRow } from './outbox.repo';
 
 export const MAIL_QUEUE = 'mail';
 const MAX_ATTEMPTS = 5;

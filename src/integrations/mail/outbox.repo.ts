@@ -66,19 +66,3 @@ export async function latestMailsTo(db: Knex, email: string, count: number): Pro
 export async function eraseMailsTo(db: Knex, email: string): Promise<number> {
   return db('mail_outbox').whereRaw('lower("to") = lower(?)', [email]).delete();
 }
-
-/** Privacy erasure: mails to other people that name the erased account (a comment notice) keep their sense, not the strings. */
-export async function scrubMailsMentioning(db: Knex, strings: string[], replacement: string): Promise<number> {
-  let n = 0;
-  for (const s of strings) {
-    if (s.length < 3) continue;
-    n += await db('mail_outbox')
-      .where((q) => q.whereRaw('strpos(lower(text), lower(?)) > 0', [s]).orWhereRaw('strpos(lower(html), lower(?)) > 0', [s]).orWhereRaw('strpos(lower(subject), lower(?)) > 0', [s]))
-      .update({
-        subject: db.raw('replace(subject, ?, ?)', [s, replacement]),
-        text: db.raw('replace(text, ?, ?)', [s, replacement]),
-        html: db.raw('replace(html, ?, ?)', [s, replacement]),
-      });
-  }
-  return n;
-}

@@ -6,6 +6,7 @@ import type { PersonalDataPart } from '../define-module';
  */
 export const commentsPersonalData: PersonalDataPart = {
   columns: ['comments.user_id', 'comment_likes.user_id'],
+  authored: [{ table: 'comments', by: 'user_id', texts: ['body'] }],
   async export(db, userId) {
     return {
       comments: await db('comments').where({ user_id: userId }).select('id', 'fundraiser_id', 'parent_id', 'body', 'gif_id', 'donation_id', 'deleted_at', 'created_at'),

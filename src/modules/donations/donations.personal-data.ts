@@ -12,6 +12,10 @@ const GIFT_COLUMNS = ['id', 'fundraiser_id', 'recurring_gift_id', 'donor_name', 
 
 export const donationsPersonalData: PersonalDataPart = {
   columns: ['donations.donor_user_id', 'donations.donor_email', ...recurringColumns],
+  authored: [
+    { table: 'donations', by: 'donor_user_id', guestEmail: 'donor_email', identifiers: ['donor_email', 'donor_name'], texts: ['message'] },
+    { table: 'recurring_gifts', by: 'donor_user_id', guestEmail: 'donor_email', identifiers: ['donor_email', 'donor_name'], texts: ['cancel_reason'] },
+  ],
   async export(db, userId) {
     return {
       gifts: await db('donations').where({ donor_user_id: userId }).orderBy('created_at').select(GIFT_COLUMNS),

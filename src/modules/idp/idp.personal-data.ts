@@ -7,6 +7,7 @@ import type { PersonalDataPart } from '../define-module';
  */
 export const idpPersonalData: PersonalDataPart = {
   columns: ['users.email', 'users.private_contact_email', 'refresh_token_owners.user_id', 'ambassador_invites.used_by', 'ambassador_invites.email'],
+  authored: [{ table: 'users', by: 'id', identifiers: ['email', 'name', 'profile_slug', 'private_contact_email', 'idp_subject'], texts: ['bio'] }],
   async export(db, userId) {
     const account = await db('users')
       .where({ id: userId })

@@ -12,13 +12,7 @@ export const notificationsPersonalData: PersonalDataPart = {
     await trx('notifications').where({ user_id: a.userId }).delete();
     // Other people's notices the account caused (a comment, a follow) quote it; they go with it.
     await trx('notifications').whereRaw('strpos(metadata::text, ?) > 0', [a.userId]).delete();
-    // Other people's notifications about the account ("X commented") keep their sense, not its name or profile link.
-    for (const s of [a.name, a.email]) {
-      if (!s || s.length < 3) continue;
-      await trx('notifications')
-        .where((q) => q.whereRaw('strpos(title, ?) > 0', [s]).orWhereRaw('strpos(message, ?) > 0', [s]))
-        .update({ title: trx.raw('replace(title, ?, ?)', [s, 'A former member']), message: trx.raw('replace(message, ?, ?)', [s, 'A former member']) });
-    }
+    // Other people's notices that name it or quote it keep their sense: the privacy module's sweep replaces those copies.
     if (a.slug) await trx('notifications').whereRaw('strpos(action_url, ?) > 0', [a.slug]).update({ action_url: null });
   },
 };

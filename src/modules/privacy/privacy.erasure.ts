@@ -5,14 +5,16 @@ import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { forgetAnswersOf } from '../../http/idempotency';
 import { enqueue } from '../../infra/jobs';
-import { scrubEventPayloads } from '../../events';
-import { eraseMailsTo, scrubMailsMentioning } from '../../integrations/mail';
+import { eraseMailsTo } from '../../integrations/mail';
 import { revokeAllForUser } from '../api-keys';
 import { recordAudit } from '../audit';
 import type { ErasureBlock, PersonalDataPart } from '../define-module';
 import { globalSignOut } from '../idp';
 import { disableAllForUser } from '../webhook-endpoints';
+import { accountNeedles, sourceColumns } from './privacy.needles';
 import { accountForPrivacy } from './privacy.reads';
+import { usable } from './privacy.replace';
+import { scrubCopies } from './privacy.scrub';
 import * as repo from './privacy.repo';
 
 export const ERASE_TASK = 'privacy.erase';
@@ -23,6 +25,8 @@ const REAUTH_MINUTES = 15;
 const DAY_MS = 86_400_000;
 /** What replaces an erased account's name, address or slug where a copy of it stays in text. */
 export const ERASED = 'a former member';
+/** What replaces an erased person's own words where a copy of them stays. */
+export const REMOVED = '[removed]';
 
 type Parts = ReadonlyArray<{ module: string; part: PersonalDataPart }>;
 
@@ -104,6 +108,9 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
       return 'blocked';
     }
     const erased = { userId, email: account.email, name: account.name, slug: account.profile_slug };
+    // What the account is known by and wrote, read before the parts erase their rows.
+    const own = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x).map((value) => ({ value, kind: 'identifier' as const }));
+    const needles = usable([...own, ...(await accountNeedles(trx, parts, userId))], [userId]);
     const keys: string[] = [];
     for (const { part } of parts) {
       const out = await part.erase?.(trx, erased);
@@ -111,17 +118,15 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     }
     keys.push(...(await repo.exportKeysOf(trx, userId)));
     await eraseMailsTo(trx, account.email);
-    // Copies of its strings in other people's mails and in the event log.
-    const strings = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x);
-    await scrubMailsMentioning(trx, strings, ERASED);
-    await scrubEventPayloads(trx, strings, ERASED);
+    // Every copy held for someone else (their mails, notifications, webhook payloads, the event log...).
+    const copies = await scrubCopies(trx, needles, { identifier: ERASED, text: REMOVED }, sourceColumns(parts));
     // Stored answers for Idempotency-Key replays (24 h) echo what the account sent: the owner deletes them.
     await forgetAnswersOf(trx, userId);
     await repo.markErasureDone(trx, row.id);
     if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
     const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;
     if (sub) await enqueue(trx, IDP_DELETE_TASK, { sub }, { maxAttempts: 10 });
-    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length } });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length, copies } });
     return 'done';
   });
 }

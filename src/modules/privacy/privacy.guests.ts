@@ -3,11 +3,14 @@ import type { AppContext } from '../../context';
 import { ApiError } from '../../http/errors';
 import { sha256Hex } from '../../infra/hash';
 import { enqueue } from '../../infra/jobs';
-import { scrubEventPayloads } from '../../events';
-import { eraseMailsTo, queueComposedMail, scrubMailsMentioning, type Locale } from '../../integrations/mail';
+import { eraseMailsTo, queueComposedMail, type Locale } from '../../integrations/mail';
 import { recordAudit } from '../audit';
 import type { PersonalDataPart } from '../define-module';
+import { REMOVED } from './privacy.erasure';
 import { EXPORT_TASK } from './privacy.exports';
+import { guestNeedles, sourceColumns } from './privacy.needles';
+import { usable } from './privacy.replace';
+import { scrubCopies } from './privacy.scrub';
 import * as repo from './privacy.repo';
 
 const LINK_HOURS = 24;
@@ -50,13 +53,14 @@ export async function confirmRequest(ctx: AppContext, parts: Parts, token: strin
       await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_export_requested', target_type: 'privacy_export', target_id: ex.id });
       return { data: { kind: 'export' as const, status: 'pending' } };
     }
+    // The guest's name and notes under this address, read before the parts pseudonymise them.
+    const needles = usable(await guestNeedles(trx, parts, req.email));
     let rows = 0;
     for (const { part } of parts) rows += (await part.eraseGuest?.(trx, req.email)) ?? 0;
     await eraseMailsTo(trx, req.email);
-    await scrubMailsMentioning(trx, [req.email], 'a guest');
-    await scrubEventPayloads(trx, [req.email], 'a guest');
+    const copies = await scrubCopies(trx, needles, { identifier: 'a guest', text: REMOVED }, sourceColumns(parts));
     await repo.finishRequest(trx, req.id, 'done', false);
-    await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_erased', target_type: 'privacy_request', target_id: req.id, details: { rows } });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_erased', target_type: 'privacy_request', target_id: req.id, details: { rows, copies } });
     return { data: { kind: 'erasure' as const, status: 'done' } };
   });
 }

@@ -7,6 +7,7 @@ import type { PersonalDataPart } from '../define-module';
  */
 export const tipsPersonalData: PersonalDataPart = {
   columns: ['tips.user_id', 'tips.email'],
+  authored: [{ table: 'tips', by: 'user_id', guestEmail: 'email', identifiers: ['email'] }],
   async export(db, userId) {
     return { tips: await db('tips').where({ user_id: userId }).select('id', 'email', 'anonymous', 'amount_cents', 'currency', 'cadence', 'status', 'paid_at', 'created_at') };
   },

@@ -3,6 +3,7 @@ import type { PersonalDataPart } from '../define-module';
 /** Campaign updates the account wrote and its likes: exported; on erasure the text goes (soft-deleted), likes deleted. */
 export const updatesPersonalData: PersonalDataPart = {
   columns: ['project_updates.author_user_id', 'update_likes.user_id'],
+  authored: [{ table: 'project_updates', by: 'author_user_id', texts: ['title', 'body'] }],
   async export(db, userId) {
     return {
       updates: await db('project_updates').where({ author_user_id: userId }).select('id', 'fundraiser_id', 'title', 'body', 'language', 'created_at', 'deleted_at'),
