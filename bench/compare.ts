@@ -4,7 +4,7 @@
  * one running the API's own SQL (captured from its repository functions). Each side is its own
  * process with a 10-connection pool; autocannon drives all of them with the same connection
  * count, every request with its own X-Forwarded-For, in interleaved slices (order rotating each
- * round) so machine noise hits every side. Writes its section of RESULTS.md.
+ * round) so machine noise hits every side. Writes bench/results/compare.md.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:compare
  *   COMPARE_SECONDS=10 COMPARE_ROUNDS=2 COMPARE_CONNECTIONS=64 BENCH_CAMPAIGNS=100000 BENCH_DB=cf_bench
@@ -19,13 +19,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
 import { serveApp, serveBare, serveMinimal } from './compare-servers';
 import { runLoad, type LoadResult } from './load-gen';
 import { runBench } from './deadline';
+import { writeLatestRun } from './results';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const SECONDS = Number(process.env.COMPARE_SECONDS ?? 10);
@@ -228,11 +228,12 @@ function writeSection(totals: Map<Scenario, Record<Side, Slice[]>>, before: numb
       'wall-clock samples, kernel time inflated by the loaded machine), pg\'s row parsing, GC (~7%, bare ~2%).',
     '<!-- compare:end -->',
   ].join('\n');
-  const file = path.join(__dirname, 'RESULTS.md');
-  const md = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const re = /<!-- compare:start -->[\s\S]*<!-- compare:end -->/;
-  fs.writeFileSync(file, re.test(md) ? md.replace(re, section) : `${md.trimEnd()}\n\n${section}\n`);
-  log('wrote the comparison into bench/RESULTS.md');
+  writeLatestRun('compare', {
+    title: 'API vs bare node:http + pg handlers (`npm run bench:compare`)',
+    summary: (section.match(/\*\*[\d.]+x\*\*/g) ?? []).join(', ').replace(/\*/g, '') + ' (API / minimal handler, per read)',
+    body: section.replace('## API vs bare node:http + pg handlers', '## Latest run: API vs bare node:http + pg handlers'),
+  });
+  log('wrote bench/results/compare.md');
 }
 
 const mode = process.argv[2];

@@ -3,19 +3,18 @@
  * project updates in the table (20 on each of 5,000 campaigns, a year of history), 50 campaigns
  * connected by paid gifts, 50,000 other follows and 100,000 other gifts around it. Times each of
  * the feed's statements (median of RUNS, warm) and appends their EXPLAIN (ANALYZE, BUFFERS) plans
- * to bench/RESULTS.md. Needs DATABASE_URL (a server; the bench database cf_feed_bench is rebuilt).
+ * to bench/results/feed.md. Needs DATABASE_URL (a server; the bench database cf_feed_bench is rebuilt).
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/feed.ts
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import { createDb, migrateLatest, type Db } from '../src/db/knex';
 import { recipients } from '../src/modules/feed/feed.connections.reads';
 import * as repo from '../src/modules/feed/feed.repo';
 import * as feed from '../src/modules/feed/feed.updates.reads';
 import { freshDatabase } from './db';
+import { writeLatestRun } from './results';
 
 const DB_NAME = 'cf_feed_bench';
 const HOLDERS = 5_000;
@@ -192,9 +191,12 @@ function report(r: { counts: Record<string, number>; unread: number; results: Me
     '<!-- feed:end -->',
     '',
   ];
-  const file = path.resolve(__dirname, 'RESULTS.md');
-  fs.appendFileSync(file, lines.join('\n'));
-  log(`appended to ${file}`);
+  const file = writeLatestRun('feed', {
+    title: 'Campaign-updates feed at scale (`npx tsx bench/feed.ts`)',
+    summary: `first page median ${med(r.results[0]!.ms)} ms`,
+    body: lines.join('\n').replace(/^## Campaign-updates feed at scale[^\n]*/m, '## Latest run'),
+  });
+  log(`wrote ${file}`);
 }
 
 main().catch((err) => {

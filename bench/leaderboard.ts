@@ -3,7 +3,7 @@
  * (cf_leaderboard) of the money bench's cf_money_1m (100k campaigns, 1M settled gifts; run
  * `npm run bench:settle` or bench/money-seed.ts first), adds users up to 100k and spreads the gifts
  * over them (about half signed-in donors, a tenth anonymous), then times the ranking rebuild and
- * the reads, and prints the plans. Output is Markdown for bench/RESULTS.md.
+ * the reads, and prints the plans. Output is Markdown for bench/results/leaderboard.md.
  */
 import { Client } from 'pg';
 import { createDb, migrateLatest, type Db } from '../src/db/knex';

@@ -9,7 +9,7 @@
  *   DATABASE_URL=postgres://... npm run bench:memory
  *   BENCH_CAMPAIGNS=100000 BENCH_MEMORY_IMAGES=3000 BENCH_MEMORY_LISTS=20000 BENCH_CONCURRENCY=4
  *
- * Writes bench/MEMORY.md. Runs without REDIS_URL: the in-process cache is the one under test.
+ * Writes bench/results/memory.md. Runs without REDIS_URL: the in-process cache is the one under test.
  * Budget: 30 minutes (BENCH_BUDGET_S), seeding included.
  */
 import { spawn } from 'node:child_process';
@@ -19,6 +19,7 @@ import path from 'node:path';
 import { parseConfig } from '../src/config';
 import { openBenchDatabase } from './db';
 import { runBench } from './deadline';
+import { writeLatestRun } from './results';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const IMAGES = Number(process.env.BENCH_MEMORY_IMAGES ?? 3_000);
@@ -167,8 +168,12 @@ async function main() {
     ...samples.filter((_, i) => i % Math.max(1, Math.floor(samples.length / 40)) === 0).map((s) => `| ${s.done} | ${s.phase} | ${s.rssMb} | ${s.threads} |`),
     '',
   ];
-  fs.writeFileSync(path.join(__dirname, 'MEMORY.md'), lines.join('\n'));
-  log(`peak RSS ${peak} MB, end ${last.rssMb} MB; wrote bench/MEMORY.md`);
+  writeLatestRun('memory', {
+    title: 'Memory bench (`npm run bench:memory`)',
+    summary: `peak RSS ${peak} MB, end ${last.rssMb} MB after ${images.length} images and ${lists.length} lists`,
+    body: ['## Latest run', ...lines.slice(1)].join('\n'),
+  });
+  log(`peak RSS ${peak} MB, end ${last.rssMb} MB; wrote bench/results/memory.md`);
 }
 
 void runBench('memory', 1800, () => main());

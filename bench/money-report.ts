@@ -1,8 +1,7 @@
-/** The Money section of bench/RESULTS.md (between its own markers; the rest of the file is left as it is). */
-import fs from 'node:fs';
+/** bench/results/settle.md: the money bench's latest run (settlement and reads), the earlier ones as history lines. */
 import os from 'node:os';
-import path from 'node:path';
 import type { ReadsResult, Wrk } from './money-reads';
+import { writeLatestRun } from './results';
 
 export interface SettleResult {
   name: string; campaigns: number; gifts: number; concurrency: number; events: number; distinct: number;
@@ -150,9 +149,9 @@ export function writeMoneySection(settle: Settle | null, reads: ReadsResult | nu
     ...(reads ? readsLines(reads) : ['(reads not run yet)', '']),
     '<!-- money:end -->',
   ].join('\n');
-  const file = path.join(__dirname, 'RESULTS.md');
-  // Re-read just before writing: other benches write their own parts of this file.
-  const md = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const re = /<!-- money:start -->[\s\S]*<!-- money:end -->/;
-  fs.writeFileSync(file, re.test(md) ? md.replace(re, () => section) : `${md.trimEnd()}\n\n${section}\n`);
+  writeLatestRun('settle', {
+    title: 'Money: settlement throughput, and reads with 1,000,000 gifts (`npm run bench:settle`)',
+    summary: findings(settle, reads)[0]?.replace(/^- /, '') ?? 'see the run',
+    body: section.replace('## Money: settlement throughput, and reads with 1,000,000 gifts', '## Latest run'),
+  });
 }

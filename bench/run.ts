@@ -1,22 +1,21 @@
 /**
  * Discovery bench: seeds 100k campaigns (once per bench database), starts the app in-process on
  * a loopback port and measures the list (default, q, near, sort=raised) and the slug read, then
- * EXPLAIN (ANALYZE, BUFFERS) of the SQL each list request ran. Writes bench/RESULTS.md.
+ * EXPLAIN (ANALYZE, BUFFERS) of the SQL each list request ran. Writes bench/results/discovery.md.
  *
  *   npm run bench                       # DATABASE_URL's server (database cf_bench) or embedded Postgres
  *   BENCH_CAMPAIGNS=100000 BENCH_REQUESTS=1000 BENCH_SECONDS=20 BENCH_CONCURRENCY=8 BENCH_RESEED=1
  *
  * Budget: 15 minutes (BENCH_BUDGET_S), seeding 100k campaigns on a fresh database included.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { PoolClient } from 'pg';
 import { resolveLocation } from '../src/integrations/geo';
 import { runLoad, type LoadResult } from './load';
 import { startBenchServer } from './app-server';
 import { openBenchDatabase } from './db';
 import { runBench, type BenchRun } from './deadline';
+import { writeLatestRun } from './results';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -29,7 +28,7 @@ const CITIES = ['Austin, TX', 'New York, NY', 'Los Angeles, CA', 'Chicago, IL', 
 // The seed combines its 60 words by fixed strides, so many word pairs never share a campaign. These
 // queries are chosen from what the data holds: single words (~15% of campaigns each: the ranked-search
 // worst case), pairs that co-occur (1.7k to 8.6k matches), and one misspelling with no full-text hit,
-// which runs the trigram fallback too. RESULTS.md lists the match count of each.
+// which runs the trigram fallback too. The results list the match count of each.
 const QUERIES = ['school', 'food team', 'cancer surgery', 'garden', 'shelter team', 'family water', 'vacination', 'soccer treatment'];
 // EXPLAIN for the widest full-text query and for the fallback path.
 const EXPLAIN_QUERIES = ['school', 'vacination'];
@@ -137,7 +136,7 @@ async function main(run: BenchRun) {
   }
   await handle.close();
   writeResults({ stats, results, slugRoute, slugDirect, plans, hits });
-  log('wrote bench/RESULTS.md');
+  log('wrote bench/results/discovery.md');
 }
 
 function writeResults(r: {
@@ -205,11 +204,12 @@ function writeResults(r: {
       ...p.queries.flatMap((q, i) => [`Query ${i + 1}:`, '', '```sql', q.sql, '```', '', '```', q.plan, '```', '']),
     ]),
   ].join('\n');
-  const file = path.join(__dirname, 'RESULTS.md');
-  // Sections written by other scripts (bench/compare.ts, bench/settle.ts, bench/feed.ts ...) are kept as they are.
-  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const kept = [...old.matchAll(/<!-- ([a-z-]+):start -->[\s\S]*?<!-- \1:end -->/g)].map((m) => m[0]);
-  fs.writeFileSync(file, md + '\n' + kept.map((k) => `\n${k}\n`).join(''));
+  const [, ...body] = md.split('\n');
+  writeLatestRun('discovery', {
+    title: 'Discovery bench: list, search, near and slug reads (`npm run bench`)',
+    summary: r.results.map((x) => `${x.name} ${x.r.rps.toFixed(0)} req/s`).join(', '),
+    body: ['## Latest run', ...body].join('\n'),
+  });
 }
 
 void runBench('bench', 900, main);

@@ -6,13 +6,11 @@
  * through shared links in the last hour and 2k visitors on pages now, all set-based. Then it
  * serves the real app on 127.0.0.1 and times the routes over HTTP (p50/p99, bounded by request
  * count and seconds), and writes the EXPLAIN (ANALYZE, BUFFERS) of each statement one request ran
- * into bench/RESULTS.md between the search markers.
+ * into bench/results/search-activity.md.
  */
-import fs from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import { buildApp } from '../src/app';
 import { parseConfig } from '../src/config';
@@ -68,6 +66,7 @@ async function seedActivity(db: Db): Promise<void> {
 }
 
 import type { Captured } from './wrk';
+import { writeLatestRun } from './results';
 
 async function main() {
   const base = process.env.DATABASE_URL;
@@ -171,12 +170,12 @@ function report(counts: Record<string, string>, results: Array<{ name: string; r
     ...plans.flatMap((p) => ['<details><summary>' + p.path + ': ' + p.sql.replace(/\s+/g, ' ').slice(0, 80).replace(/</g, '&lt;') + '</summary>', '', '```sql', p.sql.trim(), '```', '', '```', p.plan, '```', '', '</details>', '']),
     '<!-- search:end -->',
   ];
-  const file = path.resolve(__dirname, 'RESULTS.md');
-  const current = fs.readFileSync(file, 'utf8');
-  const block = lines.join('\n');
-  const re = /<!-- search:start -->[\s\S]*?<!-- search:end -->/;
-  fs.writeFileSync(file, re.test(current) ? current.replace(re, block) : `${current.trimEnd()}\n\n${block}\n`);
-  log('bench/RESULTS.md updated');
+  writeLatestRun('search-activity', {
+    title: 'Search and home activity at scale (`npx tsx bench/search-activity.ts`)',
+    summary: 'search and home activity at scale',
+    body: lines.join('\n').replace(/^## Search and home activity at scale[^\n]*/m, '## Latest run'),
+  });
+  log('bench/results/search-activity.md updated');
 }
 
 main().catch((err) => {

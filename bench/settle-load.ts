@@ -7,13 +7,14 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:settle-load
  *   SETTLE_LOAD_GIFTS=300 BENCH_BUDGET_S=1200
  *
- * Budget: 20 minutes (548 s at load average 12-16 on 2 shared cores). Writes its section of bench/RESULTS.md.
+ * Budget: 20 minutes (548 s at load average 12-16 on 2 shared cores). Writes bench/results/settle-load.md.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { budgetSeconds, runBench, type BenchRun } from './deadline';
+import { RESULTS_DIR } from './results';
 
 const GIFTS = Number(process.env.SETTLE_LOAD_GIFTS ?? 300);
 const BUDGET_S = 1200;
@@ -42,15 +43,13 @@ async function main(run: BenchRun): Promise<void> {
 }
 
 function writeSection(r: { gifts: string; events: string; ms: string; rate: string; load: number }): void {
-  const file = path.join(__dirname, 'RESULTS.md');
-  const md = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const re = /<!-- settle-load:start -->[\s\S]*<!-- settle-load:end -->/;
-  const old = re.exec(md)?.[0] ?? '';
+  const file = path.join(RESULTS_DIR, 'settle-load.md');
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  // Every run is a row of its table, newest first: the table is the latest run and this bench's dated history.
   const rows = old.split('\n').filter((l) => l.startsWith('| 20'));
-  rows.push(`| ${new Date().toISOString()} | ${r.gifts} | ${r.events} | ${(Number(r.ms) / 1000).toFixed(1)} | ${r.rate} | ${r.load.toFixed(1)} |`);
+  rows.unshift(`| ${new Date().toISOString()} | ${r.gifts} | ${r.events} | ${(Number(r.ms) / 1000).toFixed(1)} | ${r.rate} | ${r.load.toFixed(1)} |`);
   const section = [
-    '<!-- settle-load:start -->',
-    '## Settlement under load (`npm run bench:settle-load`)',
+    '# Settlement under load (`npm run bench:settle-load`)',
     '',
     'test/api/donations-settlement-load.test.ts at full size: signed webhook events (30% duplicates, shuffled, refunds',
     'and disputes, some refunds ahead of their success) sent 16 at a time over HTTP to the in-process app on a fresh',
@@ -59,10 +58,10 @@ function writeSection(r: { gifts: string; events: string; ms: string; rate: stri
     '| run | gifts | events | seconds | events/s | load avg at start |',
     '|---|---|---|---|---|---|',
     ...rows,
-    '<!-- settle-load:end -->',
+    '',
   ].join('\n');
-  fs.writeFileSync(file, re.test(md) ? md.replace(re, section) : `${md.trimEnd()}\n\n${section}\n`);
-  log('wrote its section of bench/RESULTS.md');
+  fs.writeFileSync(file, section);
+  log('wrote bench/results/settle-load.md');
 }
 
 void runBench('settle-load', BUDGET_S, main);

@@ -296,7 +296,7 @@ async function main() {
   if (mode !== 'seed') {
     const read = (n: string) => (fs.existsSync(file(n)) ? JSON.parse(fs.readFileSync(file(n), 'utf8')) : null);
     writeMoneySection(read('settle'), read('reads'), { baseUrl, moneyUrl });
-    log('wrote the Money section of bench/RESULTS.md');
+    log('wrote bench/results/settle.md');
   }
 }
 

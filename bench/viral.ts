@@ -11,7 +11,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import Stripe from 'stripe';
 import { parseConfig } from '../src/config';
@@ -19,6 +18,7 @@ import { connectDatabase } from '../src/db/connect';
 import { BENCH_DB, benchDatabaseUrl, ensureSeeded } from './db';
 import { runLoad, type LoadResult } from './load-gen';
 import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
+import { writeLatestRun } from './results';
 
 const N = Number(process.env.BENCH_CAMPAIGNS ?? 100_000);
 const SECONDS = Number(process.env.VIRAL_SECONDS ?? 15);
@@ -221,11 +221,12 @@ function writeSection(slug: string, quiet: LoadResult, busy: LoadResult, s: Sett
       `${((1000 * 1000) / Math.max(quiet.rps, 1)).toFixed(0)} us per cached read.`,
     '<!-- viral:end -->',
   ].join('\n');
-  const file = path.join(__dirname, 'RESULTS.md');
-  const md = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const re = /<!-- viral:start -->[\s\S]*<!-- viral:end -->/;
-  fs.writeFileSync(file, re.test(md) ? md.replace(re, section) : `${md.trimEnd()}\n\n${section}\n`);
-  log('wrote the viral section into bench/RESULTS.md');
+  writeLatestRun('viral', {
+    title: 'Viral campaign: one slug read at full speed while 20 gifts a second settle on it (`npx tsx bench/viral.ts`)',
+    summary: `${busy.rps.toFixed(0)} req/s while settling vs ${quiet.rps.toFixed(0)} alone, p99 ${busy.p99} vs ${quiet.p99} ms`,
+    body: section.replace('## Viral campaign: one slug read at full speed while 20 gifts a second settle on it', '## Latest run'),
+  });
+  log('wrote bench/results/viral.md');
 }
 
 main().catch((err) => {

@@ -11,7 +11,7 @@ const LOG_FLUSH_MS = 200;
 /**
  * Lines go to stdout through a 4 KB buffer (pino's asynchronous sonic-boom), written when it fills
  * and at least every 200 ms: a synchronous write per line, one line per request, cost a cache hit
- * as much CPU as the rest of its answer (bench/RESULTS.md, hit-ratio). Pino flushes what is
+ * as much CPU as the rest of its answer (bench/results/hit-ratio.md). Pino flushes what is
  * pending when the process exits (process.exit, beforeExit, an uncaught exception); a hard kill or
  * a power cut loses at most the last 200 ms of lines.
  */

@@ -21,7 +21,7 @@ const SINCE_DAYS: Record<Period, number | null> = { all: null, '30d': 30, '7d': 
 /**
  * Rebuilds every period's ranking in one transaction (readers keep the previous one until it
  * commits). A live aggregate over every settled gift is too slow for a public read at a million
- * gifts, so the ranking is precomputed (bench/RESULTS.md); one rebuild at a time (advisory lock).
+ * gifts, so the ranking is precomputed (bench/results/leaderboard.md); one rebuild at a time (advisory lock).
  */
 export async function refreshLeaderboard(db: Db, opts: { onlyIfMissing?: boolean } = {}): Promise<void> {
   const now = Date.now();
