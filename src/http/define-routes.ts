@@ -74,8 +74,11 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
   body?: ZodType<B>;
   /** Response schema for the OpenAPI description. */
   response?: ZodType;
-  /** Non-JSON response media type for the OpenAPI description (e.g. image/png, text/html). */
-  produces?: string;
+  /**
+   * Non-JSON response media type for the OpenAPI description (e.g. image/png, text/html); several
+   * when the answer's type depends on the request or the file (a statement as PDF or CSV).
+   */
+  produces?: string | string[];
   /**
    * The request body's media type when it is not JSON (e.g. Cognito's application/x-amz-json-1.1,
    * a sandbox HTML form's application/x-www-form-urlencoded), with its schema for the OpenAPI
@@ -84,6 +87,11 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
    */
   consumes?: { mediaType: string; schema: ZodType };
   status?: number;
+  /**
+   * Other success statuses the route answers with the same body, and when (e.g. `{ 200: 'Already
+   * following: the existing follow' }` beside a 201).
+   */
+  alsoAnswers?: Record<number, string>;
   /** Documented error statuses beyond the defaults (400/401/403/404/429/500 as applicable). */
   errors?: number[];
   /**

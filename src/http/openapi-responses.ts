@@ -69,32 +69,47 @@ export function limiterNamesOf(mod: RouteModule, r: RouteDef): string[] {
   return underGlobalLimiter(mod, r) ? ['global', ...named] : named;
 }
 
+const mediaTypesOf = (r: RouteDef): string[] => (r.produces === undefined ? [] : [r.produces].flat());
+const isJsonType = (t: string) => t === 'application/json' || t.endsWith('+json');
+
 /** The success answer: its schema and example, or for a redirect the `Location` it sends. */
-function successResponse(r: RouteDef, withSchema: boolean, example: OperationExample | undefined): RouteConfig['responses'][string] {
-  const ok = r.status ?? 200;
+function successResponse(r: RouteDef, withSchema: boolean, example: OperationExample | undefined, ok = r.status ?? 200): RouteConfig['responses'][string] {
+  const produces = mediaTypesOf(r);
   if (ok >= 300 && ok < 400) {
     return {
       description: 'Redirect: the browser goes on to `Location`',
       headers: { Location: { description: 'Where the browser goes next', required: true, schema: { type: 'string' } } },
-      ...(r.produces ? { content: { [r.produces]: { schema: { type: 'string' } } } } : {}),
+      ...(produces.length ? { content: Object.fromEntries(produces.map((t) => [t, { schema: { type: 'string' } }])) } : {}),
     };
   }
   const okExample = example && example.status === ok && example.response !== undefined ? { example: example.response } : {};
-  if (r.produces) {
-    // A JSON-like media type with a response schema shows the schema, not a binary string.
-    return { description: 'Success', content: { [r.produces]: { schema: r.response && withSchema ? (r.response as ZodType) : { type: 'string', format: 'binary' } } } };
+  if (produces.length) {
+    // A JSON-like media type shows its schema (any JSON object when the route names none), others bytes.
+    const schemaFor = (t: string) =>
+      r.response && withSchema ? (r.response as ZodType) : isJsonType(t) ? { type: 'object' as const, description: 'A JSON document' } : { type: 'string' as const, format: 'binary' };
+    return { description: 'Success', content: Object.fromEntries(produces.map((t) => [t, { schema: schemaFor(t) }])) };
   }
   return r.response && withSchema
     ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType, ...okExample } } }
     : { description: 'Success' };
 }
 
+/** A GET answers 304 with no body to a conditional request whose validator still matches (Express's ETag). */
+const NOT_MODIFIED = {
+  description: 'Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body',
+};
+
 /** Every status the operation documents: its success, each error it can answer, and `default` for the rest. */
 export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, example: OperationExample | undefined): RouteConfig['responses'] {
   const responses: RouteConfig['responses'] = { [r.status ?? 200]: successResponse(r, withSchema, example) };
+  for (const [status, when] of Object.entries(r.alsoAnswers ?? {})) {
+    responses[status] = { ...successResponse(r, withSchema, undefined, Number(status)), description: when };
+  }
+  if (r.method === 'get') responses[304] = NOT_MODIFIED;
   if (r.errorResponse) {
     const { statuses, mediaType, schema, description } = r.errorResponse;
-    for (const s of statuses) responses[s] = { description: `${STATUS_TEXT[s] ?? 'Error'}: ${description}`, content: { [mediaType]: { schema } } };
+    // A request that does not speak the protocol (no protocol header) gets the API's Error body at the same statuses.
+    for (const s of statuses) responses[s] = { description: `${STATUS_TEXT[s] ?? 'Error'}: ${description}`, content: { [mediaType]: { schema }, 'application/json': { schema: errorSchema } } };
     // Without the protocol's header the pipeline answers as everywhere else, a body of another type included.
     if (r.consumes) responses[415] = { description: `${STATUS_TEXT[415]} (a request without the protocol's header)`, content: { 'application/json': { schema: errorSchema } } };
     responses.default = { description: "A request that does not speak the route's protocol: the API's Error shape", content: { 'application/json': { schema: errorSchema } } };

@@ -45,6 +45,18 @@ export function operationIdOf(method: string, openApiPath: string): string {
   return method + (words.join('') || 'Root');
 }
 
+/**
+ * Who may call the operation, as generated clients and gateways read it: `{}` (no credential)
+ * is listed wherever a guest may call, so nothing prompts for a credential a guest does not
+ * have; a cookie-only operation names the session cookie alone (a bearer answers 401 there).
+ */
+export function securityOf(r: Pick<RouteDef, 'auth'>): Array<Record<string, string[]>> {
+  if (r.auth === 'none') return [{}];
+  if (r.auth === 'optional') return [{}, { cookieSession: [] }, { bearer: [] }];
+  if (r.auth === 'cookie') return [{ cookieSession: [] }];
+  return [{ cookieSession: [] }, { bearer: [] }];
+}
+
 type Part = 'params' | 'query' | 'body' | 'response';
 const PARTS: Part[] = ['params', 'query', 'body', 'response'];
 
@@ -74,7 +86,7 @@ function register(registry: OpenAPIRegistry, mod: RouteModule, r: RouteDef, part
     tags: [mod.tag],
     summary: r.summary,
     description: notes.join(' '),
-    security: r.auth === 'none' ? [] : [{ cookieSession: [] }, { bearer: [] }],
+    security: securityOf(r),
     request: {
       params: parts.has('params') ? (r.params as never) : undefined,
       query: parts.has('query') ? (r.query as never) : undefined,
@@ -131,14 +143,34 @@ export function buildOpenApi(modules: RouteModule[]): Record<string, unknown> {
   assertUniqueOperationIds(modules);
   const all = newRegistry();
   for (const mod of modules) for (const r of mod.routes) register(all, mod, r);
+  register(all, SELF.mod, SELF.route);
   try {
     return generate(all);
   } catch {
     const safe = newRegistry();
     for (const mod of modules) for (const r of mod.routes) register(safe, mod, r, renderableParts(mod, r));
+    register(safe, SELF.mod, SELF.route);
     return generate(safe);
   }
 }
+
+/**
+ * This document itself (app.ts serves it beside the route tables, from the modules the app
+ * mounts): listed so a client finds it where it reads everything else.
+ */
+const selfRoute: RouteDef = {
+  method: 'get',
+  path: '/openapi.json',
+  summary: 'This OpenAPI 3.1 document',
+  description: 'Generated from the route tables the service runs, so it lists exactly the operations it answers.',
+  auth: 'none',
+  response: z
+    .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).passthrough(), paths: z.record(z.string(), z.unknown()) })
+    .passthrough(),
+  operationId: 'getOpenApiDocument',
+  handler: () => undefined,
+};
+const SELF = { mod: { prefix: '', tag: 'docs', routes: [selfRoute] } as RouteModule, route: selfRoute };
 
 /** Two operations with one operationId would make generated clients overwrite one method with the other. */
 function assertUniqueOperationIds(modules: RouteModule[]): void {

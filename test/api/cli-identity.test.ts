@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { commands } from '../../src/cli/commands';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { createKey } from '../../src/modules/api-keys/api-keys.service';
-import { closeDb, createTestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp } from '../helpers/app';
 import { authHeaders, createUser, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 
 afterAll(closeDb);
@@ -15,7 +14,7 @@ const t = createTestApp();
 const probe = defineRoutes('/probe', [
   route({ method: 'get', path: '/', summary: 'probe', auth: 'required', handler: ({ actor }) => ({ userId: actor!.userId, roles: actor!.roles }) }),
 ]);
-const probeApp = buildApp(t.ctx, [probe]);
+const probeApp = buildContractApp(t.ctx, [probe]);
 const run = (name: string, ...args: string[]) => commands[name]!.run(t.ctx.db, args, t.ctx.config);
 const get = (h: Record<string, string>) => request(probeApp).get('/api/v1/probe').set(h);
 

@@ -1,11 +1,10 @@
 import jwt from 'jsonwebtoken';
 import { generateKeyPairSync } from 'node:crypto';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { LocalIdentityProvider } from '../../src/integrations/idp';
 import { globalSignOut } from '../../src/modules/idp/idp.service';
-import { closeDb, createTestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp } from '../helpers/app';
 import { authHeaders, createUser, impersonationCookies, sessionCookies } from '../helpers/auth';
 
 afterAll(closeDb);
@@ -24,7 +23,7 @@ const probe = defineRoutes('/probe', [
 ]);
 
 const t = createTestApp();
-const app = buildApp(t.ctx, [probe]);
+const app = buildContractApp(t.ctx, [probe]);
 const idp = t.ctx.idp as LocalIdentityProvider;
 
 describe('credential resolver', () => {
@@ -193,7 +192,7 @@ describe('credential resolver', () => {
 describe('credential resolver with an external (Cognito) pool', () => {
   // A stand-in pool: its own RS256 key, issuer and client id, as the Cognito provider exposes them.
   const pool = createTestApp();
-  const poolApp = buildApp(pool.ctx, [probe]);
+  const poolApp = buildContractApp(pool.ctx, [probe]);
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Test';
   pool.ctx.idp = {

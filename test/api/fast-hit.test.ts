@@ -1,9 +1,8 @@
 import type { Express } from 'express';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { createLogger } from '../../src/infra/logger';
-import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { logCapture } from '../helpers/log-capture';
 import { createUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
@@ -32,7 +31,7 @@ const freshIp = () => `10.77.${Math.floor((ipSeq += 1) / 250)}.${(ipSeq % 250) +
 
 beforeAll(async () => {
   t = createTestApp({ env: { READ_CACHE: 'true', TRUST_PROXY: 'loopback' } });
-  full = buildApp(t.ctx, undefined, { fastHits: false });
+  full = buildContractApp(t.ctx, undefined, { fastHits: false });
   expect(await t.ctx.readCache!.ready()).toBe(true);
   const owner = await createUser(db, { name: 'Fast Owner' });
   const seen = t.ctx.readCache!.counts.invalidation;
@@ -52,7 +51,7 @@ beforeAll(async () => {
     redis = client;
     const st = createTestApp({ redis, env: { READ_CACHE: 'true', TRUST_PROXY: 'loopback', RATE_LIMIT_PREFIX: `fasthit${Date.now()}:` } });
     expect(await st.ctx.readCache!.ready()).toBe(true);
-    shared = { t: st, full: buildApp(st.ctx, undefined, { fastHits: false }) };
+    shared = { t: st, full: buildContractApp(st.ctx, undefined, { fastHits: false }) };
     const serve = st.ctx.readCache!.serve.bind(st.ctx.readCache!);
     st.ctx.readCache!.serve = (...args) => {
       serves += 1;
@@ -194,8 +193,8 @@ describe('a fast-path hit answers what the full path answers', () => {
     const { lines, dest } = logCapture();
     // The same context logging at npm start's level into `lines`, with and without the fast path.
     const ctx = { ...t.ctx, log: createLogger('info', dest) };
-    const fast = buildApp(ctx);
-    const slow = buildApp(ctx, undefined, { fastHits: false });
+    const fast = buildContractApp(ctx);
+    const slow = buildContractApp(ctx, undefined, { fastHits: false });
     const path = `${api}/fundraisers/slug/${f.slug}`;
     await get(fast, path).expect(200); // learns the URL
     const logged = [];

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { FlagService, KNOWN_FLAGS } from '../../src/http/flags';
 import { modules } from '../../src/modules';
 import { authHeaders, createUser } from '../helpers/auth';
-import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 
 // A flag key of this file only: the flag table is shared with test files running in parallel.
 const FLAG = `features.probe_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -18,7 +17,7 @@ const probe = defineRoutes(
 
 function appWith(): TestApp {
   const base = createTestApp();
-  return { ...base, app: buildApp(base.ctx, [...modules, probe]) };
+  return { ...base, app: buildContractApp(base.ctx, [...modules, probe]) };
 }
 
 afterEach(() => jest.restoreAllMocks());

@@ -2,7 +2,6 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { z } from 'zod';
-import { buildApp } from '../../src/app';
 import { createContext } from '../../src/create-context';
 import { createDb } from '../../src/db/knex';
 import { defineRoutes, idParams, route } from '../../src/http/define-routes';
@@ -10,7 +9,7 @@ import { modules } from '../../src/modules';
 import health from '../../src/modules/health/health.routes';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
-import { closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
 
 afterAll(closeDb);
 afterEach(() => jest.restoreAllMocks());
@@ -51,7 +50,7 @@ function loggedApp(): { t: TestApp; lines: () => Array<Record<string, any>> } {
     },
   });
   base.ctx.log = pino({ level: 'info' }, sink);
-  const app = buildApp(base.ctx, [...modules, probe]);
+  const app = buildContractApp(base.ctx, [...modules, probe]);
   return {
     t: { ...base, app },
     lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l)),
@@ -101,7 +100,7 @@ describe('readiness', () => {
     const deadDb = createDb('postgres://postgres@127.0.0.1:1/none', { max: 1 });
     try {
       const ctx = createContext({ config, db: deadDb, log: pino({ level: 'silent' }) });
-      const app = buildApp(ctx, [health]);
+      const app = buildContractApp(ctx, [health]);
       const res = await request(app).get('/readyz');
       expect(res.status).toBe(503);
       expect(res.body).toMatchObject({ error: 'Not ready', message: expect.any(String) });

@@ -2,12 +2,11 @@ import express from 'express';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { errorHandler } from '../../src/http/errors';
 import { createContext } from '../../src/create-context';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';
-import { closeDb, createTestApp, testConfig, testDb } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp, testConfig, testDb } from '../helpers/app';
 import { authHeaders, createUser, sessionCookies, TEST_PASSWORD } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 
@@ -27,7 +26,7 @@ function appWithLog(extra: ReturnType<typeof defineRoutes>[] = []) {
   });
   const config = testConfig();
   const ctx = createContext({ config, db: testDb(), log: pino({ level: 'info' }, sink), redis: null });
-  return { app: buildApp(ctx, [...modules, ...extra]), ctx, lines };
+  return { app: buildContractApp(ctx, [...modules, ...extra]), ctx, lines };
 }
 
 describe('malformed percent-encoding in a path parameter', () => {

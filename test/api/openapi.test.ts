@@ -1,10 +1,9 @@
 import request from 'supertest';
 import { z } from 'zod';
-import { buildApp } from '../../src/app';
 import { defineRoutes, idParams, route, type RouteModule } from '../../src/http/define-routes';
 import { buildOpenApi } from '../../src/http/openapi';
 import { modules } from '../../src/modules';
-import { closeDb, createTestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp } from '../helpers/app';
 
 afterAll(closeDb);
 
@@ -47,7 +46,7 @@ const openApiPath = (mod: RouteModule, path: string) =>
 describe('OpenAPI and docs', () => {
   const all = [...modules, probe];
   const base = createTestApp();
-  const app = buildApp(base.ctx, all);
+  const app = buildContractApp(base.ctx, all);
 
   test('when the descriptions are read, then they state what the service does today (attestation, feed rule, listings, notifications, request_id)', async () => {
     const doc = (await request(app).get('/api/v1/openapi.json')).body;
@@ -177,7 +176,7 @@ describe('OpenAPI and docs', () => {
     const odd = defineRoutes('/odd', [
       route({ method: 'get', path: '/', summary: 'custom schema', auth: 'none', query: z.object({ x: z.custom<string>(() => true) }), handler: () => ({}) }),
     ]);
-    const app2 = buildApp(base.ctx, [...modules, odd]);
+    const app2 = buildContractApp(base.ctx, [...modules, odd]);
     const res = await request(app2).get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.paths['/api/v1/odd'].get.summary).toBe('custom schema');

@@ -5,12 +5,11 @@ import express from 'express';
 import helmet from 'helmet';
 import pino from 'pino';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { sendCacheable } from '../../src/http/caching';
 import { actorOf, type CredentialResolver } from '../../src/http/credentials';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';
-import { closeDb, createTestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp } from '../helpers/app';
 
 afterAll(closeDb);
 
@@ -39,7 +38,7 @@ function appWith(env: Record<string, string> = {}) {
   const base = createTestApp({ env });
   const chunks: string[] = [];
   base.ctx.log = pino({ level: 'info' }, new Writable({ write: (c, _e, cb) => (chunks.push(String(c)), cb()) }));
-  const app = buildApp(base.ctx, [...modules, probe, paramFirst]);
+  const app = buildContractApp(base.ctx, [...modules, probe, paramFirst]);
   return { app, lines: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>) };
 }
 
@@ -144,7 +143,7 @@ describe('request log', () => {
   test('when the log level is silent, then answers still carry a request id', async () => {
     const base = createTestApp();
     base.ctx.log = pino({ level: 'silent' });
-    const res = await request(buildApp(base.ctx)).get('/healthz').set('X-Request-Id', 'bad id!');
+    const res = await request(buildContractApp(base.ctx)).get('/healthz').set('X-Request-Id', 'bad id!');
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { modules } from '../../src/modules';
-import { closeDb, createTestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp } from '../helpers/app';
 
 /**
  * Two API instances on one Redis share their rate-limit buckets. Needs REDIS_URL (or a Redis on
@@ -46,7 +45,7 @@ afterAll(async () => {
 /** One API instance: its own app, limiters and context, on the shared Redis client. */
 function instance(prefix: string, shared: Redis | null): Server {
   const t = createTestApp({ redis: shared, env: { TRUST_PROXY: 'true', RATE_LIMIT_PREFIX: prefix } });
-  const server = buildApp(t.ctx, [...modules, probe]).listen(0);
+  const server = buildContractApp(t.ctx, [...modules, probe]).listen(0);
   servers.push(server);
   return server;
 }

@@ -1,11 +1,10 @@
 import type { Server } from 'node:http';
 import request, { type Response } from 'supertest';
-import { buildApp } from '../../src/app';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { globalSkipper } from '../../src/http/rate-limits';
 import { limiters, modules } from '../../src/modules';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';
-import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 
 /**
  * The spec's "Rate limits" tables, written out here independently of the limiters (shared ones in
@@ -104,7 +103,7 @@ const freshIp = () => `10.${(ipSeq >> 8) & 255}.${ipSeq++ & 255}.${Math.floor(Ma
 
 function startApp(env: Record<string, string> = {}): { t: TestApp; server: Server } {
   const base = createTestApp({ env: { TRUST_PROXY: 'true', ...env } });
-  const app = buildApp(base.ctx, [...modules, apiProbes, probes]);
+  const app = buildContractApp(base.ctx, [...modules, apiProbes, probes]);
   const t: TestApp = { ...base, app };
   return { t, server: app.listen(0) };
 }

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { closeDb, createTestApp, testDb } from '../helpers/app';
+import { buildContractApp, closeDb, createTestApp, testDb } from '../helpers/app';
 import { createUser } from '../helpers/auth';
-import { buildApp } from '../../src/app';
 import { createDb } from '../../src/db/knex';
 import { sendEmailVerification } from '../../src/modules/verification/verification.service';
 
@@ -101,7 +100,7 @@ describe('GET /idp/verify-email', () => {
     const dead = createDb('postgres://postgres@127.0.0.1:1/unreachable', { max: 1 });
     const quiet = jest.spyOn(console, 'log').mockImplementation(() => undefined); // knex logs the refused connection
     try {
-      const app = buildApp({ ...t.ctx, db: dead });
+      const app = buildContractApp({ ...t.ctx, db: dead });
       const res = await request(app).get('/api/v1/idp/verify-email').query({ token: 'whatever-token' });
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe(`${SITE}/?verification=error`);

@@ -1,12 +1,15 @@
 import type { Express } from 'express';
 import type Redis from 'ioredis';
-import { buildApp } from '../../src/app';
+import { buildApp, type BuildOptions } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 import type { AppContext } from '../../src/context';
 import { createContext } from '../../src/create-context';
 import { createDb, type Db } from '../../src/db/knex';
 import { createLogger } from '../../src/infra/logger';
+import type { RouteModule } from '../../src/http/define-routes';
 import { registerJobs } from '../../src/jobs';
+import { modulesFor } from '../../src/modules';
+import { holdToContract } from './openapi-contract';
 
 let sharedDb: Db | null = null;
 
@@ -50,6 +53,15 @@ export function createTestApp(opts: { env?: Record<string, string | undefined>; 
   const ctx = createContext({ config, db: testDb(), log: createLogger(config.LOG_LEVEL), redis: opts.redis ?? null });
   // The real credential resolver (cookies, API keys, ID tokens) is installed by createContext.
   registerJobs(ctx);
-  const app = buildApp(ctx);
+  const app = buildContractApp(ctx);
   return { app, ctx, runJobs: () => ctx.jobs.drain() };
+}
+
+/**
+ * buildApp for tests: every answer the app gives is held against the OpenAPI document it serves
+ * (openapi-contract.ts), and a mismatch fails the test that made the request. Tests build their
+ * apps through here, never through buildApp itself (test/unit/openapi-contract.test.ts checks).
+ */
+export function buildContractApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ctx.config), opts: BuildOptions = {}): Express {
+  return holdToContract(buildApp(ctx, modules, opts), modules);
 }

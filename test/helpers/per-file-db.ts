@@ -1,4 +1,16 @@
 import { Client } from 'pg';
+import { takeContractMismatches } from './openapi-contract';
+
+/**
+ * Every answer the tests' apps give is held against the OpenAPI document (openapi-contract.ts);
+ * the test that made a request the document does not describe fails here, with the list.
+ */
+function failOnContractMismatches(): void {
+  const found = takeContractMismatches();
+  if (found.length) throw new Error(`Answers that depart from the OpenAPI document:\n  ${[...new Set(found)].join('\n  ')}`);
+}
+afterEach(failOnContractMismatches);
+afterAll(failOnContractMismatches);
 
 /**
  * Each test file gets its own database, cloned from the migrated template that globalSetup

@@ -1990,6 +1990,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1 document
+         * @description Generated from the route tables the service runs, so it lists exactly the operations it answers. Auth: none. Rate limiters: global.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/org-admin/{slug}/children": {
         parameters: {
             query?: never;
@@ -4682,6 +4702,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -4784,6 +4811,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -5412,6 +5446,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -5527,6 +5568,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -5808,6 +5856,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -6050,6 +6105,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -6154,6 +6216,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -6233,6 +6302,13 @@ export interface operations {
                         total: number;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -6538,6 +6614,13 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -6609,6 +6692,13 @@ export interface operations {
                 content: {
                     "image/png": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -6699,6 +6789,13 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -7212,6 +7309,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -7564,6 +7668,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -8232,6 +8343,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -8435,6 +8553,13 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -8481,6 +8606,13 @@ export interface operations {
                 content: {
                     "application/javascript": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -8720,6 +8852,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -8816,6 +8955,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -9151,6 +9297,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -9242,6 +9395,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -9328,6 +9488,13 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -9461,6 +9628,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -9777,6 +9951,13 @@ export interface operations {
                         data: components["schemas"]["Fundraiser"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -10189,6 +10370,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -10439,6 +10627,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Endorsed before: the endorsement, its message replaced when one was given */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Endorsement"];
+                    };
+                };
+            };
             /** @description Success */
             201: {
                 headers: {
@@ -10965,6 +11164,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -11301,6 +11507,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -11375,6 +11588,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -11575,6 +11795,13 @@ export interface operations {
                     "application/json": components["schemas"]["FundraiserStats"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -11646,6 +11873,13 @@ export interface operations {
                         data: components["schemas"]["City"][];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -11756,6 +11990,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -11825,6 +12066,13 @@ export interface operations {
                 content: {
                     "image/png": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -11896,6 +12144,13 @@ export interface operations {
                     "image/png": string;
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -11966,6 +12221,13 @@ export interface operations {
                     "application/zip": string;
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -12035,6 +12297,13 @@ export interface operations {
                 content: {
                     "image/png": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -12134,6 +12403,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -12229,6 +12505,13 @@ export interface operations {
                         data: components["schemas"]["Gif"][];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -12406,6 +12689,13 @@ export interface operations {
                         })[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -12941,6 +13231,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -13019,6 +13316,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -13085,6 +13389,13 @@ export interface operations {
                 headers: {
                     /** @description Where the browser goes next */
                     Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13665,6 +13976,13 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -13907,6 +14225,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -14204,6 +14529,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -14283,6 +14615,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -14418,6 +14757,13 @@ export interface operations {
                         unread_count: number;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -14691,6 +15037,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -14890,6 +15243,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -15028,6 +15388,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -15094,7 +15461,15 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                    "text/csv": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -15176,6 +15551,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -15251,6 +15633,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -15549,6 +15938,13 @@ export interface operations {
                         data: components["schemas"]["RecurringGift"][];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -15922,6 +16318,13 @@ export interface operations {
                         updatesUnreadCount: number | null;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -16387,6 +16790,82 @@ export interface operations {
             };
         };
     };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        info: {
+                            title: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        openapi: string;
+                        paths: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrgAdminBySlugChildren: {
         parameters: {
             query?: never;
@@ -16414,6 +16893,13 @@ export interface operations {
                         data: components["schemas"]["Organization"][];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -16498,6 +16984,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already a child of this organization: nothing changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Organization"];
+                    };
+                };
+            };
             /** @description Success */
             201: {
                 headers: {
@@ -16655,6 +17152,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -16753,6 +17257,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -16970,6 +17481,13 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -17094,6 +17612,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -17216,6 +17741,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -17335,6 +17867,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -17802,6 +18341,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -18032,6 +18578,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -18142,6 +18695,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -18374,6 +18934,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -18441,6 +19008,13 @@ export interface operations {
                 content: {
                     "application/pdf": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -18540,6 +19114,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -18641,6 +19222,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -18717,6 +19305,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["OrganizationStats"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -18854,6 +19449,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -19113,6 +19715,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -19199,6 +19808,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -19284,6 +19900,13 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -19499,6 +20122,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -19586,6 +20216,13 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -19792,6 +20429,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["TipReceipt"];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -20051,8 +20695,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": Record<string, never>;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -20355,6 +21006,13 @@ export interface operations {
                         data: components["schemas"]["ProcessorAccount"][];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -20695,6 +21353,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -20790,6 +21455,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -20883,6 +21555,13 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -21032,6 +21711,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -21101,6 +21787,13 @@ export interface operations {
                 content: {
                     "image/png": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -21188,6 +21881,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -21292,6 +21992,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -21387,6 +22094,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Milestone"][];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -21863,6 +22577,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -21970,6 +22691,13 @@ export interface operations {
                         type: "withdrawal";
                     })[];
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -22562,6 +23290,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -22901,6 +23636,13 @@ export interface operations {
                         data: components["schemas"]["RecurringGift"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -23493,6 +24235,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -23572,6 +24321,13 @@ export interface operations {
                         users_total: number;
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -23658,6 +24414,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -23732,6 +24495,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Already following: the existing follow */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Follow"];
+                    };
+                };
+            };
             /** @description Success */
             201: {
                 headers: {
@@ -23951,6 +24725,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -24138,6 +24919,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -24441,6 +25229,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -24680,6 +25475,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -24934,6 +25736,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -25367,6 +26176,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -25466,6 +26282,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -25691,6 +26514,13 @@ export interface operations {
                         data: components["schemas"]["WebhookEndpoint"];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -25971,6 +26801,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -26412,6 +27249,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -26554,6 +27398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
                     "application/x-amz-json-1.1": {
                         /** @description The exception, also in the x-amzn-ErrorType header */
                         __type: string;
@@ -26576,6 +27421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
                     "application/x-amz-json-1.1": {
                         /** @description The exception, also in the x-amzn-ErrorType header */
                         __type: string;
@@ -26589,6 +27435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
                     "application/x-amz-json-1.1": {
                         /** @description The exception, also in the x-amzn-ErrorType header */
                         __type: string;
@@ -26642,6 +27489,13 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -26736,6 +27590,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -26794,7 +27655,27 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                    "image/*": string;
+                    "video/*": string;
                 };
+            };
+            /** @description Partial content: the one byte range the `Range` header asked for, with `Content-Range` */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "image/*": string;
+                    "video/*": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -26869,6 +27750,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
                 headers: {
@@ -26926,6 +27814,13 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {
@@ -27285,6 +28180,13 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failure or bad input */
             400: {

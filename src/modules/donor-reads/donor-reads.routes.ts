@@ -45,7 +45,7 @@ export default defineRoutes(
         'A download (`Content-Disposition: attachment; filename="donations-<year>.<ext>"`) of your paid gifts settled in `year` (UTC), 2026 to the current year (else 400). `format` is `pdf` (default, application/pdf) or `csv` (text/csv). It says that it is not a tax receipt.',
       auth: 'required',
       query: statementQuery,
-      produces: 'application/pdf',
+      produces: ['application/pdf', 'text/csv'],
       handler: async ({ db, actor, query, res }) => {
         const lines = await repo.paidInYear(db, actor.userId, query.year);
         const filename = `donations-${query.year}.${query.format}`;

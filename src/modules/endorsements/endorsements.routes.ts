@@ -20,6 +20,7 @@ export default defineRoutes(
       params: idParams,
       body: endorseBody,
       status: 201,
+      alsoAnswers: { 200: 'Endorsed before: the endorsement, its message replaced when one was given' },
       response: endorsementEnvelope,
       errors: [404],
       handler: async ({ ctx, res, actor, params, body }) => {

@@ -15,6 +15,7 @@ export default defineRoutes(
       auth: 'required',
       body: followBody,
       status: 201,
+      alsoAnswers: { 200: 'Already following: the existing follow' },
       response: followEnvelope,
       errors: [404],
       handler: async ({ res, ctx, actor, body }) => {

@@ -51,7 +51,9 @@ export default defineRoutes(
         'Streams the file (uploads, crops, rendered images; never organization documents, which only their own routes serve) with its media type, `Cache-Control: public, max-age=31536000, immutable` (a key never changes) and `Accept-Ranges: bytes`; one `Range` answers 206 (416 when unsatisfiable). Unknown file 404.',
       auth: 'none',
       params: mediaFileParams,
-      produces: 'application/octet-stream',
+      // The file's own type: an image or a video of the kinds uploads take (media.schemas.ts), or bytes.
+      produces: ['image/*', 'video/*', 'application/octet-stream'],
+      alsoAnswers: { 206: 'Partial content: the one byte range the `Range` header asked for, with `Content-Range`' },
       errors: [404, 416],
       handler: async ({ req, res, ctx, params }) => {
         if (UNSERVED_AREAS.has(params.area)) throw notFound('File');

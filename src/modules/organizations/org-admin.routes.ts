@@ -133,6 +133,7 @@ export default defineRoutes(
       params: slugParams,
       body: childBody,
       status: 201,
+      alsoAnswers: { 200: 'Already a child of this organization: nothing changed' },
       response: orgEnvelope,
       errors: [404, 409],
       handler: async ({ req, res, ctx, body }) => {
