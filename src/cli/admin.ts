@@ -27,10 +27,10 @@ async function main(argv: string[]) {
   }
   const config = loadConfigOrExit();
   const progress = (m: string) => process.stderr.write(`${m}\n`);
-  let handle: { db: Db; close(): Promise<void> } | null = null;
+  let handle: { db: Db; directUrl: string; close(): Promise<void> } | null = null;
   try {
-    handle = await connectDatabase(config, { statementTimeoutMs: 0 });
-    const line = await cmd.run(handle.db, args, config, progress);
+    handle = await connectDatabase(config, { statementTimeoutMs: 0, migrate: cmd.migrate });
+    const line = await cmd.run(handle.db, args, config, progress, { directUrl: handle.directUrl });
     process.stdout.write(`${line}\n`);
     await handle.close();
     process.exit(EXIT.ok);

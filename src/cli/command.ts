@@ -6,6 +6,11 @@ export class CliError extends Error {}
 /** The command was called wrong (unknown command, flag, role, status; a missing argument): printed with the allowed values, exit 2. */
 export class UsageError extends CliError {}
 
+/** The database the command acts on: `directUrl` reaches the server itself, never a pooler. */
+export interface Database {
+  directUrl: string;
+}
+
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** Progress of a long command, on stderr so stdout keeps only the result. */
@@ -18,7 +23,9 @@ export interface Command {
   summary: string;
   /** Checks the arguments before the database is opened; throws UsageError. */
   check?(args: string[]): void;
-  run(db: Db, args: string[], config: Config, progress?: Progress): Promise<string>;
+  /** false: the database is opened as it is, without applying migrations first (restore). */
+  migrate?: boolean;
+  run(db: Db, args: string[], config: Config, progress?: Progress, database?: Database): Promise<string>;
 }
 
 /** Refuses a value outside `allowed`, naming them. */

@@ -4,6 +4,7 @@ import { KNOWN_FLAGS, setFlag } from '../http/flags';
 import { campaignCount } from '../modules/fundraisers';
 import { ledgerGroupCount } from '../modules/ledger';
 import { refreshLeaderboard } from '../modules/leaderboard';
+import { backupCommands } from './backup-commands';
 import { CliError, oneOf, quiet, UsageError, withHeartbeat, type Command } from './command';
 import { identityCommands } from './identity-commands';
 import { jobsCommands } from './jobs-commands';
@@ -24,6 +25,7 @@ export const commands: Record<string, Command> = {
   ...jobsCommands,
   ...moneyCommands,
   ...privacyCommands,
+  ...backupCommands,
   'set-flag': {
     usage: '<features.key> on|off',
     summary: `turn a feature flag on or off (${KNOWN_FLAGS.join(', ')})`,

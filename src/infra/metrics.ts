@@ -255,3 +255,33 @@ new Gauge({
     if (n !== null) this.set(n);
   },
 });
+
+// When the newest backup and verified restore succeeded, read at scrape time from the table the
+// backups module owns, so every process reports the same whichever process took them.
+let backupsRead: ((db: Knex) => Promise<{ backup: number; verify: number }>) | null = null;
+/** Registers how the two backup gauges read the newest successful runs. */
+export function observeBackups(read: (db: Knex) => Promise<{ backup: number; verify: number }>): void {
+  backupsRead = read;
+}
+let backupsReading: Promise<{ backup: number; verify: number } | null> | null = null;
+function readBackups(): Promise<{ backup: number; verify: number } | null> {
+  if (!dbSource || !backupsRead) return Promise.resolve(null);
+  backupsReading ??= backupsRead(dbSource)
+    .catch(() => null)
+    .finally(() => setTimeout(() => (backupsReading = null), 0));
+  return backupsReading;
+}
+for (const [name, key, help] of [
+  ['backup_last_success_timestamp_seconds', 'backup', 'When the newest successful backup finished (Unix seconds; 0: none recorded)'],
+  ['backup_last_verified_timestamp_seconds', 'verify', 'When a backup last restored and passed check-ledger (Unix seconds; 0: never)'],
+] as const) {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      const r = await readBackups();
+      if (r) this.set(r[key]);
+    },
+  });
+}

@@ -4,6 +4,7 @@ import { COVER_TINT_QUEUE, coverTintHandler } from './cover-tint';
 import { registerSubscribers } from '../events';
 import { registerModuleJobs, subscribers } from '../modules';
 import { registerSandboxJobs } from '../integrations/payments';
+import { registerBackupJobs } from './backups';
 import { registerCrontab } from './crontab';
 
 /**
@@ -17,4 +18,5 @@ export function registerJobs(ctx: AppContext): void {
   registerModuleJobs(ctx);
   registerSubscribers(ctx, subscribers);
   registerCrontab(ctx);
+  registerBackupJobs(ctx);
 }

@@ -17,6 +17,7 @@ import aiCovers from './ai-covers/ai-covers.module';
 import ambassadors from './ambassadors/ambassadors.module';
 import apiKeys from './api-keys/api-keys.module';
 import audit from './audit/audit.module';
+import backups from './backups/backups.module';
 import auth from './auth/auth.module';
 import blocks from './blocks/blocks.module';
 import comments from './comments/comments.module';
@@ -81,7 +82,7 @@ const MODULES = [
   ledger, donations, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
   ambassadors, team, trust, readiness, organizations, follows, feed, blocks, reports, preferences, updates,
   milestones, communities, media, achievements, shareImages, aiCovers, gifs, dmca, comments, webhookEndpoints, audit,
-  privacy, reconciliation, sandbox,
+  privacy, reconciliation, backups, sandbox,
 ] as const;
 
 // Compile-time: every type a module adds to NotificationTypeRegistry is declared (with its

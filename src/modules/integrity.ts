@@ -1,5 +1,8 @@
 import type { Db } from '../db/knex';
+import { settledGiftCount } from './donations';
+import { campaignCount } from './fundraisers';
 import { ledgerChecks } from './index';
+import { ledgerGroupCount } from './ledger';
 
 export type { LedgerCheck } from './ledger';
 export { ledgerChecks };
@@ -16,4 +19,11 @@ export async function checkLedger(db: Db): Promise<string[]> {
     for (const line of await check(db)) out.push(`${name}: ${line}`);
   }
   return out;
+}
+
+/** check-ledger's differences and what the database holds: how a restored copy is judged. */
+export async function integrityReport(db: Db): Promise<{ problems: string[]; counts: { campaigns: number; gifts: number; ledger_groups: number } }> {
+  const problems = await checkLedger(db);
+  const [campaigns, gifts, ledger_groups] = await Promise.all([campaignCount(db), settledGiftCount(db), ledgerGroupCount(db)]);
+  return { problems, counts: { campaigns, gifts, ledger_groups } };
 }

@@ -17,10 +17,15 @@ export interface CliResult {
 
 /** Runs the operator CLI (what `npm run admin -- ...` runs) against the test file's database. */
 export function admin(...args: string[]): Promise<CliResult> {
+  return adminWith({}, ...args);
+}
+
+/** admin() with more environment (BACKUP_DIR, ...). */
+export function adminWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, ['src/cli/admin.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL, LOG_LEVEL: 'silent' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL, LOG_LEVEL: 'silent', ...env },
     });
     let stdout = '';
     let stderr = '';

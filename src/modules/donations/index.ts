@@ -1,3 +1,4 @@
 /** Donations: paying, settlement from processor events, receipts, recent gifts. Other modules import only from here. */
 
 export { recordSettledGift, type SettledGift } from './donations.offline';
+export { settledGiftCount } from './donations.counts';
