@@ -7,7 +7,7 @@ import { Replacer, type Needle, type Placeholders } from './privacy.replace';
  * notifications, mails, outbound webhook payloads and deliveries, stored Idempotency-Key answers,
  * audit details, the event log, job payloads, and whatever table stores a copy tomorrow. The
  * tables and their text, JSON, text-array and bytea columns are read from information_schema at
- * each erasure, never listed; Postgres finds the rows (ILIKE on each value's text form) and only
+ * each erasure, never listed; Postgres finds the rows (strpos on each value's text form) and only
  * those come to this process, in batches, to be replaced (JSON stays JSON: only string values
  * change) and written back in the erasure's transaction.
  */
@@ -60,10 +60,9 @@ async function sweptTables(trx: Knex.Transaction, skip: Set<string>): Promise<Ta
   return [...tables.values()];
 }
 
-/** A column's value as Postgres matches it: its text form (JSON-escaped for JSON and arrays), a bytea's bytes as text. */
-function matchExpr(c: Column): string {
-  // bytea: the escape form keeps printable ASCII as it is, which is what an answer's JSON mostly is.
-  return c.shape === 'bytea' ? `encode(${ident(c.name)}, 'escape')` : `${ident(c.name)}::text`;
+/** Whether a column's value holds one search string: its text form (JSON-escaped for JSON and arrays), a bytea's UTF-8 bytes. */
+function holds(c: Column): string {
+  return c.shape === 'bytea' ? `position(convert_to(?, 'UTF8') in ${ident(c.name)}) > 0` : `strpos(${ident(c.name)}::text, ?) > 0`;
 }
 
 function replaced(r: Replacer, c: Column, v: unknown): unknown {
@@ -113,12 +112,12 @@ export async function scrubCopies(trx: Knex.Transaction, needles: Needle[], plac
   await trx.raw('select pg_notify(?, ?)', [READ_CACHE_CHANNEL, '*']);
   if (!needles.length) return 0;
   const r = new Replacer(needles, placeholders);
-  const patterns = r.patterns();
+  const search = r.searchStrings();
   let changed = 0;
   for (const t of await sweptTables(trx, skip)) {
-    const where = t.columns.map((c) => `${matchExpr(c)} ilike any(?::text[])`).join(' or ');
+    const where = t.columns.flatMap((c) => search.map(() => holds(c))).join(' or ');
     // The rows holding a copy, locked so their ctids hold until commit; only their ids come back.
-    const { rows } = await trx.raw(`select ctid::text as ctid from ${t.name} where ${where} for update`, t.columns.map(() => patterns));
+    const { rows } = await trx.raw(`select ctid::text as ctid from ${t.name} where ${where} for update`, t.columns.flatMap(() => search));
     const ctids = (rows as Array<{ ctid: string }>).map((x) => x.ctid);
     for (let i = 0; i < ctids.length; i += BATCH) changed += await rewrite(trx, t, r, ctids.slice(i, i + BATCH));
   }
