@@ -103,10 +103,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   // Stops it all should this process die without calling stop() (kill -9, a killed test worker).
   startReaper(dir);
   const cleanups: Array<() => Promise<void> | void> = [];
+  const supervised: Supervised[] = [];
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    // First, before anything is awaited: an app that exits from here on (Ctrl-C reaches them too) is not started again.
+    await Promise.all(supervised.map((a) => a.stop('SIGKILL')));
     for (const c of cleanups.reverse()) await Promise.resolve().then(c).catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
   };
@@ -131,9 +134,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       new Supervised(name, () => track(dir, spawnApp(entry, { ...env, ...extra }, opts.appOutput === 'inherit' ? 'inherit' : logOf(name))), log, opts.restartPolicy);
     const apis = apiPorts.map((p, i) => supervise('server', `api${i}`, apiProcessEnv(p)));
     const workers = Array.from({ length: nWorkers }, (_, i) => supervise('worker', `worker${i}`, {}));
-    cleanups.push(async () => {
-      await Promise.all([...apis, ...workers].map((a) => a.stop('SIGKILL')));
-    });
+    supervised.push(...apis, ...workers);
     const apiUrl = (i: number) => `http://127.0.0.1:${apiPorts[i]}`;
     /** Starts api i and waits for its /readyz; `supervised`: one that exits meanwhile is left to its supervisor. */
     const startApi = async (i: number, supervised = true) => {

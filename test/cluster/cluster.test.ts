@@ -1,4 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import Redis from 'ioredis';
 import { createDb, type Db } from '../../src/db/knex';
 import { parseLsn } from '../../src/db/replica-probe';
@@ -7,8 +10,9 @@ import { checkLedger } from '../../src/modules/integrity';
 import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
 import { createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
-import { machineSlowdown } from '../helpers/processes';
+import { freePort, machineSlowdown, ROOT } from '../helpers/processes';
 import { paymentSucceeded, signedEvent, type Gift } from '../helpers/gift-events';
+import { startSmtpCapture, type SmtpCapture } from '../helpers/smtp';
 import { Load } from './load';
 
 /**
@@ -34,6 +38,7 @@ let owner: TestUser;
 let campaign: FundraiserRow;
 let ownerBearer: string;
 let secret: string;
+let smtp: SmtpCapture;
 
 const loadTarget = () => ({ url: cluster.url, slug: campaign.slug, fundraiserId: campaign.id, bearer: ownerBearer, webhookSecret: secret });
 
@@ -96,7 +101,9 @@ async function replicaUsedByEveryProcess(): Promise<Array<{ status: number; body
 
 suite('the cluster under load', () => {
   beforeAll(async () => {
-    cluster = await startCluster({ api: API, workers: WORKERS });
+    smtp = await startSmtpCapture();
+    // The settings a user would have in their shell: the cluster passes them to every app.
+    cluster = await startCluster({ api: API, workers: WORKERS, userEnv: { PATH: process.env.PATH, HOME: process.env.HOME, SMTP_URL: smtp.url, MAIL_FROM: 'cluster-test@example.test' } });
     db = createDb(cluster.env.DATABASE_DIRECT_URL!, { max: 4 });
     secret = cluster.env.STRIPE_WEBHOOK_SECRET!;
     owner = await createUser(db);
@@ -107,42 +114,49 @@ suite('the cluster under load', () => {
   afterAll(async () => {
     await db?.destroy();
     await cluster?.stop();
+    await smtp?.close();
   }, 120_000);
 
-  test('a rolling restart of every API process (SIGTERM, exit, start, seen up by HAProxy) fails no request', async () => {
+  test("a sign-up's verification mail goes out through the user's SMTP_URL, from their MAIL_FROM", async () => {
+    const email = `signup-${randomUUID().slice(0, 8)}@cluster.test`;
+    const res = await fetch(`${cluster.url}/api/v1/idp/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': ip() }, body: JSON.stringify({ email, password: 'cluster-signup-1' }) });
+    expect(res.status).toBeLessThan(300);
+    const mail = await until('the verification mail at the capture server', () => smtp.messages.find((m) => m.envelopeTo.includes(email)), 60_000, 100);
+    expect({ from: mail.from, subject: mail.subject }).toEqual({ from: 'cluster-test@example.test', subject: 'Verify your email address' });
+  });
+
+  test('a rolling restart of every API process (drained on HAProxy, SIGTERM, exit, start, seen up) fails no request', async () => {
+    const before = Array.from({ length: API }, (_, i) => cluster.apiPid(i));
     const load = new Load(loadTarget()).start(4);
     try {
-      for (let i = 0; i < API; i += 1) {
-        expect(await cluster.stopApi(i)).toBe(0);
-        await cluster.startApi(i);
-        await cluster.waitApiState(i, 'UP');
-      }
+      await until('some load', () => load.ok > 10, 60_000);
+      await cluster.rollingRestart();
     } finally {
       await load.stop();
     }
+    const after = Array.from({ length: API }, (_, i) => cluster.apiPid(i));
+    expect(after.filter((pid, i) => pid === null || pid === before[i])).toEqual([]);
     expect(load.failures).toEqual([]);
     expect(load.ok).toBeGreaterThan(0);
     await expectPaid(load.paid);
   });
 
-  test('kill -9 of one API process: only requests in flight on it fail, HAProxy drops it, no paid gift is lost', async () => {
+  test('kill -9 of one API process: only requests in flight on it fail, HAProxy drops it, it is started again and HAProxy sees it UP, no paid gift is lost', async () => {
     const load = new Load(loadTarget()).start(4);
+    const killed = cluster.apiPid(1);
     let killedAt = 0;
     try {
       await until('some load', () => load.ok > 20, 60_000);
       await cluster.killApi(1);
       // Dead from here: a request started later never reached it (HAProxy retries a refused connection).
       killedAt = Date.now();
-      await cluster.waitApiState(1, 'DOWN');
+      // Nobody but the cluster's supervision starts it again.
+      await until('a new api1', () => cluster.apiPid(1) !== null && cluster.apiPid(1) !== killed, 60_000);
+      await cluster.waitApiState(1, 'UP', 180_000);
       const after = load.ok;
-      await until('load after the balancer dropped it', () => load.ok > after + 20, 60_000);
+      await until('load after it is back', () => load.ok > after + 20, 60_000);
     } finally {
       await load.stop();
-      // Back in the rotation for the tests after this one.
-      if (killedAt) {
-        await cluster.startApi(1);
-        await cluster.waitApiState(1, 'UP');
-      }
     }
     // Only what was in flight on the killed process when it died: started before its death, at most one per loop.
     expect(load.failures.filter((f) => f.startedAt > killedAt)).toEqual([]);
@@ -170,9 +184,11 @@ suite('the cluster under load', () => {
     }
     // Both workers die while holding jobs: nothing but the new workers can finish them.
     await until('a job locked by a worker', async () => Number((await db.raw(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`)).rows[0].n) > 0, 60_000, 20);
+    const killed = Array.from({ length: WORKERS }, (_, i) => cluster.workerPid(i));
     await Promise.all(Array.from({ length: WORKERS }, (_, i) => cluster.killWorker(i)));
     const locked = Number((await db.raw(`select count(*)::int as n from graphile_worker._private_jobs where locked_by is not null`)).rows[0].n);
-    await Promise.all(Array.from({ length: WORKERS }, (_, i) => cluster.startWorker(i)));
+    // Started again by the cluster's supervision, nobody else.
+    await until('new workers', () => killed.every((pid, i) => cluster.workerPid(i) !== null && cluster.workerPid(i) !== pid), 60_000);
     // graphile-worker alone would leave them locked for 4 hours.
     await until('every job to complete', async () => Number((await db.raw(`select count(*)::int as n from graphile_worker.jobs where run_at < now() + interval '1 minute' and attempts < max_attempts`)).rows[0].n) === 0, 120_000, 250);
     expect(locked).toBeGreaterThan(0);
@@ -368,5 +384,107 @@ suite('the cluster under load', () => {
     const row = await db('fundraisers').where({ id: f.id }).first('raised_cents', 'donation_count');
     expect({ raised: Number(row.raised_cents), count: Number(row.donation_count) }).toEqual({ raised: kept.reduce((s, g) => s + g.amount_cents, 0), count: kept.length });
     expect(await checkLedger(db)).toEqual([]);
+  });
+});
+
+/**
+ * `npm run cluster` as its user runs it (the script, its settings from the shell): a smaller
+ * topology, started once the suite above has stopped its own. SIGHUP rolls the API processes
+ * under a steady stream of guest reads; then the script is killed with SIGKILL and its reaper
+ * stops everything it started.
+ */
+suite('npm run cluster', () => {
+  let script: ChildProcess;
+  let stdout = '';
+  let mail: SmtpCapture;
+  const lines = () => stdout.split('\n');
+  const address = (name: string) => lines().find((l) => l.trim().startsWith(name))?.trim().slice(name.length).trim();
+
+  beforeAll(async () => {
+    mail = await startSmtpCapture();
+    const port = await freePort();
+    script = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, CLUSTER_API: '2', CLUSTER_WORKERS: '1', CLUSTER_PORT: String(port), SMTP_URL: mail.url, MAIL_FROM: 'script@example.test', DATABASE_URL: 'postgres://not-used.invalid/db' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    script.stdout!.on('data', (d) => (stdout += d));
+    script.stderr!.on('data', (d) => (stdout += d));
+    await until('the cluster to be up', () => {
+      if (script.exitCode !== null) throw new Error(`npm run cluster exited ${script.exitCode}: ${stdout.slice(-3000)}`);
+      return stdout.includes('The cluster is up');
+    }, 600_000, 250).catch((err: Error) => {
+      throw new Error(`${err.message}: ${stdout.slice(-3000)}`);
+    });
+  }, 660_000);
+
+  afterAll(async () => {
+    if (script?.exitCode === null && script.signalCode === null) script.kill('SIGKILL');
+    await mail?.close();
+  });
+
+  test("the user's settings reach the apps (a sign-up's mail through their SMTP_URL); their DATABASE_URL is named as not used", async () => {
+    expect(stdout).toMatch(/not used \(the cluster sets them\): DATABASE_URL/);
+    const email = `script-${randomUUID().slice(0, 8)}@cluster.test`;
+    const res = await fetch(`${address('HAProxy (the API)')}/api/v1/idp/signup`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': ip() }, body: JSON.stringify({ email, password: 'cluster-signup-1' }) });
+    expect(res.status).toBeLessThan(300);
+    const got = await until('the verification mail', () => mail.messages.find((m) => m.envelopeTo.includes(email)), 60_000, 100);
+    expect(got.from).toBe('script@example.test');
+  });
+
+  test('kill -HUP of the script restarts each API process in turn with no failed request', async () => {
+    const url = address('HAProxy (the API)')!;
+    const pid = Number(/kill -HUP (\d+)/.exec(stdout)?.[1]);
+    expect(pid).toBe(script.pid);
+    const failures: string[] = [];
+    let ok = 0;
+    let running = true;
+    const loops = Array.from({ length: 3 }, async () => {
+      while (running) {
+        try {
+          const res = await fetch(`${url}/api/v1/fundraisers`, { headers: { 'X-Forwarded-For': ip() }, signal: AbortSignal.timeout(60_000) });
+          await res.text();
+          if (res.status >= 500) failures.push(`${res.status}`);
+          else ok += 1;
+        } catch (err) {
+          failures.push(String((err as Error).cause ?? err));
+        }
+      }
+    });
+    try {
+      await until('some requests', () => ok > 10, 60_000);
+      const from = stdout.length;
+      process.kill(pid, 'SIGHUP');
+      await until('the rolling restart to finish', () => {
+        if (stdout.slice(from).includes('rolling restart failed')) throw new Error(stdout.slice(from));
+        return stdout.slice(from).includes('rolling restart done');
+      }, 600_000, 250);
+      expect(stdout.slice(from).match(/api\d: restarted \(pid \d+\), UP/g)).toEqual([expect.stringContaining('api0'), expect.stringContaining('api1')]);
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test('kill -9 of the script: within 10 s (on an idle machine) nothing it started runs and its folder is gone', async () => {
+    const dir = address('Temporary folder')!;
+    const alive = (p: number) => {
+      try {
+        process.kill(p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const pids = [
+      ...fs.readdirSync(path.join(dir, 'pids')).map(Number),
+      ...['primary', 'replica'].map((d) => Number(fs.readFileSync(path.join(dir, d, 'postmaster.pid'), 'utf8').split('\n')[0])),
+    ];
+    // HAProxy, PgBouncer, Redis, 2 API processes, a worker, both postmasters.
+    expect(pids.filter(alive)).toHaveLength(8);
+    script.kill('SIGKILL');
+    await until('everything to stop', () => pids.every((p) => !alive(p)) && !fs.existsSync(dir), 10_000 * machineSlowdown(), 250).catch(() => undefined);
+    expect({ running: pids.filter(alive), folder: fs.existsSync(dir) }).toEqual({ running: [], folder: false });
   });
 });
