@@ -42,7 +42,39 @@ function appContext(db: Db, config: Config) {
   return { ctx, handlers: collected.webhookHandlers };
 }
 
+/** An ISO 8601 time with a date and an hour (a zone, or UTC), not in the future. */
+function sinceArg(args: string[]): Date {
+  const [at, ...rest] = args;
+  if (rest.length) throw new UsageError(`unknown argument: ${rest[0]}`);
+  const ms = at && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(at) ? Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(at) ? at : `${at}Z`) : NaN;
+  if (Number.isNaN(ms)) throw new UsageError('recover-since takes an ISO time, e.g. 2026-11-28T09:30:00Z (UTC when no zone is given)');
+  if (ms > Date.now()) throw new UsageError('recover-since: the time is in the future');
+  return new Date(ms);
+}
+
+type Tally = import('../modules/reconciliation').ReplayReport;
+const counts = (t: Pick<Tally, 'listed' | 'applied' | 'ignored' | 'duplicate' | 'failed'>) =>
+  `${t.listed} (${t.applied} applied, ${t.ignored} new but changed nothing, ${t.duplicate} already recorded${t.failed ? `, ${t.failed} failed` : ''})`;
+
 export const moneyCommands: Record<string, Command> = {
+  'recover-since': {
+    usage: '<ISO time>',
+    summary: "after a restore: replay the processor's events since that time (less 5 minutes) through the webhook's exactly-once path",
+    check: (args) => void sinceArg(args),
+    async run(db, args, config, progress = quiet) {
+      const { ctx, handlers } = appContext(db, config);
+      const { recoverSince } = require('../modules/reconciliation') as typeof import('../modules/reconciliation');
+      const from = sinceArg(args);
+      const r = await withHeartbeat(progress, 'recover-since', () => recoverSince(ctx, handlers, from));
+      const types = Object.keys(r.byType).sort();
+      const lines = [
+        `recover-since ${from.toISOString()}: ${counts(r)} processor event(s) listed from ${r.since.toISOString()} (${ctx.payments.name})`,
+        ...types.map((t) => `  ${t}: ${counts(r.byType[t]!)}`),
+      ];
+      if (r.failed) throw new CliError(`${lines.join('\n')}\n${r.failed} event(s) failed (logged); run it again: recorded ones change nothing`);
+      return lines.join('\n');
+    },
+  },
   'recheck-payments': {
     usage: '[--after-s N]',
     summary: 'ask the processor now about every payment still pending after N seconds (default PAYMENT_RECHECK_AFTER_S) and catch up on its events',

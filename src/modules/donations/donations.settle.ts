@@ -77,6 +77,9 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
   const c = await adjustCounters(trx, d.fundraiser_id, { raised_cents: d.amount_cents, tips_cents: d.tip_cents, donation_count: 1, donor_count: donorDelta });
   // An organization's campaign is held by the organization: its owner stands for it.
   const holder = (c.org_id && (await organizationHolderUserId(trx, c.org_id))) || c.owner_user_id;
+  // The PaymentIntent succeeds once, whichever of its events (or a recheck) settles the gift: the
+  // events it causes keep their ids when a restored database is given the same facts again.
+  const causedBy = f.paymentIntentId ?? d.processor_payment_intent_id ?? eventId;
   await emit(trx, 'donation.paid', {
     donation_id: d.id,
     fundraiser_id: d.fundraiser_id,
@@ -93,8 +96,8 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     referral_code: d.referral_code ?? null,
     message: paid.message ?? null,
     paid_at: new Date(paid.paid_at!).toISOString(),
-  });
-  if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder });
+  }, { causedBy });
+  if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder }, { causedBy });
   return 'applied';
 }
 
@@ -158,7 +161,7 @@ export async function takeBack(
       fundraiser_id: d.fundraiser_id,
       refunded_cents: next.refunded - d.refunded_cents,
       fully: next.refunded >= d.amount_cents + d.tip_cents,
-    });
+    }, { causedBy: eventId });
   }
   if (kind === 'dispute' && next.disputed > d.disputed_cents) {
     await emit(trx, 'donation.disputed', { donation_id: d.id, fundraiser_id: d.fundraiser_id, disputed_cents: next.disputed });

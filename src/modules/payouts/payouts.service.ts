@@ -106,7 +106,7 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
       const group = await postPayoutGroup(trx, account, p, 1, sourceEventId);
       await repo.updatePayout(trx, p.id, { paid_group_id: group });
       out.ledger_entries += 2;
-      await emit(trx, 'payout.paid', await payoutEvent(trx, account, p, currency));
+      await emit(trx, 'payout.paid', await payoutEvent(trx, account, p, currency), { causedBy: facts.id });
     }
     if (!(await repo.hasWithdrawals(trx, p.id))) await writeWithdrawals(trx, account, p);
     else await repo.setWithdrawalsStatus(trx, p.id, 'paid', p.arrival_date);
@@ -122,7 +122,7 @@ export async function applyPayout(trx: Knex.Transaction, account: AccountRow, fa
     await repo.unlinkTransfers(trx, p.id);
     // Announced once: when the payout is first seen failed, not on a repeated failed event.
     if (inserted || row.status !== 'failed') {
-      await emit(trx, 'payout.failed', await payoutEvent(trx, account, p, currency));
+      await emit(trx, 'payout.failed', await payoutEvent(trx, account, p, currency), { causedBy: facts.id });
     }
   }
   return out;
