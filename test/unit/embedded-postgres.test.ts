@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -18,5 +21,21 @@ describe('embedded Postgres launcher', () => {
       aliveAfterOwnerStops: false,
       keptRows: [{ v: 42 }],
     });
+  });
+
+  test('when the data folder was made by another Postgres major then the start refuses in one line naming the folder and the fix, and leaves it alone', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-other-major-'));
+    try {
+      fs.chmodSync(dir, 0o755);
+      const data = path.join(dir, 'pg');
+      fs.mkdirSync(data);
+      fs.writeFileSync(path.join(data, 'PG_VERSION'), '17\n');
+      const err = await startEmbeddedPostgres(data, { notice: () => undefined }).then(() => null, (e: Error) => e);
+      expect(err?.message).toMatch(/holds a PostgreSQL 17 cluster, but the embedded binaries are PostgreSQL 15: move that folder aside/);
+      expect(err?.message).not.toContain('\n');
+      expect(fs.readdirSync(data)).toEqual(['PG_VERSION']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
