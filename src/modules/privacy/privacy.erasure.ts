@@ -118,10 +118,10 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     }
     keys.push(...(await repo.exportKeysOf(trx, userId)));
     await eraseMailsTo(trx, account.email);
-    // Every copy held for someone else (their mails, notifications, webhook payloads, the event log...).
-    const copies = await scrubCopies(trx, needles, { identifier: ERASED, text: REMOVED }, sourceColumns(parts));
     // Stored answers for Idempotency-Key replays (24 h) echo what the account sent: the owner deletes them.
     await forgetAnswersOf(trx, userId);
+    // Every copy held for someone else (their mails, notifications, webhook payloads, the event log...).
+    const copies = await scrubCopies(trx, needles, { identifier: ERASED, text: REMOVED }, sourceColumns(parts));
     await repo.markErasureDone(trx, row.id);
     if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
     const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;
