@@ -29,6 +29,20 @@ const rateLimitSchema = z
     description: 'A 429 from a rate limiter: the message names the limiter; retryAfter is its window in seconds. Headers: RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After.',
   });
 
+const captchaRequiredSchema = z
+  .object({ error: z.string(), message: z.string().optional(), requiresCaptcha: z.literal(true), reason: z.string(), request_id: z.string().optional() })
+  .meta({ id: 'CaptchaRequired', description: 'A 429 of sign-up or sign-in at elevated risk without `captchaToken`: send the request again with one.' });
+
+const limitReachedSchema = z
+  .object({ error: z.string(), message: z.string(), code: z.string(), request_id: z.string().optional() })
+  .meta({
+    id: 'LimitReached',
+    description: 'A 429 of a quota that no window frees (a tip receipt mailed its most times, an export already running): `code` names it; no `retryAfter`.',
+  });
+
+/** Every 429: a rate limiter's (always `retryAfter`), a CAPTCHA demand, or a quota used up. */
+const tooManySchema = z.union([rateLimitSchema, captchaRequiredSchema, limitReachedSchema]).meta({ id: 'TooManyRequests' });
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Validation failure or bad input',
   401: 'Missing or invalid credential',
@@ -128,7 +142,7 @@ export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, 
   }
   for (const s of [...errs].sort()) {
     const description = s === 400 && !hasInput && !r.errors?.includes(400) ? UNREADABLE_BODY : (STATUS_TEXT[s] ?? 'Error');
-    responses[s] = { description, content: { 'application/json': { schema: s === 429 ? rateLimitSchema : errorSchema } } };
+    responses[s] = { description, content: { 'application/json': { schema: s === 429 ? tooManySchema : errorSchema } } };
   }
   responses.default = { description: OTHER_ERRORS, content: { 'application/json': { schema: errorSchema } } };
   return responses;

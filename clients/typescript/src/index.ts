@@ -4,8 +4,11 @@ import type { components, operations, paths } from './schema';
 export type { components, operations, paths };
 /** Every named schema of the document, e.g. `Schemas['Error']`. */
 export type Schemas = components['schemas'];
-/** An error body: `{ error, message, code?, request_id, ... }`, or a rate limiter's `{ error, retryAfter }`. */
-export type ApiErrorBody = Schemas['Error'] | Schemas['RateLimitError'];
+/**
+ * An error body: `{ error, message, code?, request_id, ... }`, or a 429's: a rate limiter's
+ * `{ error, retryAfter }`, a CAPTCHA demand `{ error, requiresCaptcha, reason }`, a used-up quota `{ error, message, code }`.
+ */
+export type ApiErrorBody = Schemas['Error'] | Schemas['TooManyRequests'];
 export type ApiClient = Client<paths>;
 
 export interface ClientOptions {

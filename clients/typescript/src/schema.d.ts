@@ -2581,7 +2581,7 @@ export interface paths {
         put?: never;
         /**
          * Email a paid tip's receipt to any address
-         * @description At most 5 sends per tip: the next ones answer 429 `Receipt email limit reached for this tip` for good (no Retry-After). A missing or unpaid tip answers 404. `status` says whether the mail went out at once or is queued. Auth: optional. Rate limiters: global, strict.
+         * @description At most 5 sends per tip: the next ones answer 429 `Receipt email limit reached for this tip` (code `RECEIPT_EMAIL_LIMIT`) for good (no Retry-After, no retryAfter). A missing or unpaid tip answers 404. `status` says whether the mail went out at once or is queued. Auth: optional. Rate limiters: global, strict.
          */
         post: operations["postPlatformTipsByIdReceiptEmail"];
         delete?: never;
@@ -3976,6 +3976,15 @@ export interface components {
             revoked_at: string | null;
             scopes: string[];
         };
+        /** @description A 429 of sign-up or sign-in at elevated risk without `captchaToken`: send the request again with one. */
+        CaptchaRequired: {
+            error: string;
+            message?: string;
+            reason: string;
+            request_id?: string;
+            /** @enum {boolean} */
+            requiresCaptcha: true;
+        };
         City: {
             /** @description active public campaigns in the city */
             count: number;
@@ -4354,6 +4363,13 @@ export interface components {
                 profile_slug: string | null;
             } | null;
         };
+        /** @description A 429 of a quota that no window frees (a tip receipt mailed its most times, an export already running): `code` names it; no `retryAfter`. */
+        LimitReached: {
+            code: string;
+            error: string;
+            message: string;
+            request_id?: string;
+        };
         MediaUpload: {
             bytes: number;
             /** @enum {string} */
@@ -4570,6 +4586,7 @@ export interface components {
                 tipper_name: string | null;
             };
         };
+        TooManyRequests: components["schemas"]["RateLimitError"] | components["schemas"]["CaptchaRequired"] | components["schemas"]["LimitReached"];
         UpdateTranslation: {
             body: string;
             /** @enum {string} */
@@ -4733,7 +4750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -4852,7 +4869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -5032,7 +5049,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -5183,7 +5200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -5358,7 +5375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -5495,7 +5512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -5609,7 +5626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -5896,7 +5913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6020,7 +6037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6127,7 +6144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6238,7 +6255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6334,7 +6351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6477,7 +6494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6571,7 +6588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6645,7 +6662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6724,7 +6741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6812,7 +6829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -6907,7 +6924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7001,7 +7018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7095,7 +7112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7240,7 +7257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7331,7 +7348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7477,7 +7494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7601,7 +7618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7700,7 +7717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7811,7 +7828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -7931,7 +7948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8063,7 +8080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8169,7 +8186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8266,7 +8283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8365,7 +8382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8512,7 +8529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8769,7 +8786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8874,7 +8891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -8978,7 +8995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9119,7 +9136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9231,7 +9248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9319,7 +9336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9426,7 +9443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9520,7 +9537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9651,7 +9668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9870,7 +9887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -9983,7 +10000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10069,7 +10086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10270,7 +10287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10401,7 +10418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10578,7 +10595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10724,7 +10741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10798,7 +10815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -10938,7 +10955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -11087,7 +11104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -11195,7 +11212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -11309,7 +11326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -11737,7 +11754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -11826,7 +11843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -11896,7 +11913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12021,7 +12038,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12098,7 +12115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12175,7 +12192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12252,7 +12269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12329,7 +12346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12425,7 +12442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12528,7 +12545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12712,7 +12729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12829,7 +12846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -12932,7 +12949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13018,7 +13035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13102,7 +13119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13165,7 +13182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13262,7 +13279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13338,7 +13355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13415,7 +13432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13498,7 +13515,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13611,7 +13628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13699,7 +13716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13813,7 +13830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13933,7 +13950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -13998,7 +14015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14135,7 +14152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14266,7 +14283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14387,7 +14404,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14551,7 +14568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14647,7 +14664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14789,7 +14806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14876,7 +14893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -14973,7 +14990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15068,7 +15085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15180,7 +15197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15283,7 +15300,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15419,7 +15436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15495,7 +15512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15582,7 +15599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15674,7 +15691,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15796,7 +15813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15891,7 +15908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -15970,7 +15987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16089,7 +16106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16221,7 +16238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16350,7 +16367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16439,7 +16456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16515,7 +16532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16604,7 +16621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16693,7 +16710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16767,7 +16784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16843,7 +16860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -16934,7 +16951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17082,7 +17099,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17192,7 +17209,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17298,7 +17315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17436,7 +17453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17521,7 +17538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17652,7 +17669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17781,7 +17798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -17908,7 +17925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18048,7 +18065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18133,7 +18150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18257,7 +18274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18381,7 +18398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18501,7 +18518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18618,7 +18635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18718,7 +18735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18873,7 +18890,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -18965,7 +18982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19040,7 +19057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19146,7 +19163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19253,7 +19270,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19337,7 +19354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19481,7 +19498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19626,7 +19643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19746,7 +19763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19839,7 +19856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -19932,7 +19949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20064,7 +20081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20144,7 +20161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20239,7 +20256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20364,7 +20381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20452,7 +20469,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20564,7 +20581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20653,7 +20670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20720,7 +20737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20827,7 +20844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -20938,7 +20955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21038,7 +21055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21160,7 +21177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21294,7 +21311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21393,7 +21410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21486,7 +21503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21587,7 +21604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21742,7 +21759,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21819,7 +21836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -21904,7 +21921,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22023,7 +22040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22126,7 +22143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22270,7 +22287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22345,7 +22362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22467,7 +22484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22617,7 +22634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22714,7 +22731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22858,7 +22875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -22933,7 +22950,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23057,7 +23074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23143,7 +23160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23229,7 +23246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23330,7 +23347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23445,7 +23462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23561,7 +23578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23668,7 +23685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23775,7 +23792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -23900,7 +23917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24007,7 +24024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24144,7 +24161,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24257,7 +24274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24344,7 +24361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24445,7 +24462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24587,7 +24604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24653,7 +24670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24747,7 +24764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24861,7 +24878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -24942,7 +24959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25047,7 +25064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25161,7 +25178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25260,7 +25277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25334,7 +25351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25399,7 +25416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25516,7 +25533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25659,7 +25676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25768,7 +25785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25874,7 +25891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -25981,7 +25998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26100,7 +26117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26207,7 +26224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26314,7 +26331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26455,7 +26472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26546,7 +26563,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26611,7 +26628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26726,7 +26743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26833,7 +26850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -26931,7 +26948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -27030,7 +27047,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -27127,7 +27144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -27846,7 +27863,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -27937,7 +27954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28028,7 +28045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28136,7 +28153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28212,7 +28229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28296,7 +28313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28408,7 +28425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28521,7 +28538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28633,7 +28650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */
@@ -28746,7 +28763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RateLimitError"];
+                    "application/json": components["schemas"]["TooManyRequests"];
                 };
             };
             /** @description Server error */

@@ -37,7 +37,7 @@ export default defineRoutes(
       method: 'post',
       path: '/:id/receipt/email',
       summary: "Email a paid tip's receipt to any address",
-      description: `At most ${RECEIPT_EMAIL_MAX} sends per tip: the next ones answer 429 \`Receipt email limit reached for this tip\` for good (no Retry-After). A missing or unpaid tip answers 404. \`status\` says whether the mail went out at once or is queued.`,
+      description: `At most ${RECEIPT_EMAIL_MAX} sends per tip: the next ones answer 429 \`Receipt email limit reached for this tip\` (code \`RECEIPT_EMAIL_LIMIT\`) for good (no Retry-After, no retryAfter). A missing or unpaid tip answers 404. \`status\` says whether the mail went out at once or is queued.`,
       auth: 'optional',
       limiters: ['strict'],
       params: idParams,

@@ -103,7 +103,9 @@ export async function emailTipReceipt(ctx: AppContext, id: string, to: string, l
     if (!tip) {
       const t = await repo.findTip(trx, id);
       if (!t || t.status !== 'paid') throw notFound('Tip');
-      throw new ApiError(429, 'Receipt email limit reached for this tip', `A tip's receipt can be emailed at most ${RECEIPT_EMAIL_MAX} times.`);
+      throw new ApiError(429, 'Receipt email limit reached for this tip', `A tip's receipt can be emailed at most ${RECEIPT_EMAIL_MAX} times.`, {
+        code: 'RECEIPT_EMAIL_LIMIT',
+      });
     }
     const mail = tipReceiptMail(tip, to, locale ?? toLocale(tip.locale), ctx.config.SITE_URL);
     const outboxId = await queueComposedMail(trx, mail);
