@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
-import type { Subscriber } from '../events';
+import type { EventType, Subscriber } from '../events';
 import type { RouteModule } from '../http/define-routes';
 import type { Limiter } from '../http/rate-limits';
 import type { PaymentKind } from '../integrations/payments';
@@ -33,6 +33,12 @@ export interface ModuleDefinition<T extends NotificationType = NotificationType>
    * table is built over what the collector gathers from every module (see Collected).
    */
   routes?: readonly RouteModule[] | ((collected: Collected) => readonly RouteModule[]);
+  /**
+   * The events it emits (`emit(trx, type, ...)` anywhere in its folder). test/unit/event-catalogue.test.ts
+   * finds every call site, so a new emit fails there until it is declared here; the event catalogue
+   * (docs/architecture/events.md) is generated from these lists.
+   */
+  publishes?: readonly EventType[];
   /** Its event subscribers (`on(...)` in `<name>.events.ts`). */
   subscribers?: readonly Subscriber[];
   /** Registers its job queues on the worker (`ctx.jobs.register(...)`). */

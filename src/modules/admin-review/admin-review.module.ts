@@ -11,6 +11,7 @@ declare module '../notifications/notification-types' {
 /** Staff review decides campaigns, so the spec's campaign_approved / campaign_rejected toggles are its types (review decisions notify no one yet). */
 export default defineModule({
   name: 'admin-review',
+  publishes: ['fundraiser.published', 'fundraiser.updated'],
   routes: [routes],
   notificationTypes: {
     campaign_approved: {

@@ -4,6 +4,7 @@ import { blocksPersonalData } from './blocks.personal-data';
 
 export default defineModule({
   name: 'blocks',
+  publishes: ['user.blocked'],
   personalData: blocksPersonalData,
   routes: [routes],
 });

@@ -11,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'comments',
+  publishes: ['comment.created'],
   personalData: commentsPersonalData,
   routes: [routes],
   subscribers: commentSubscribers,

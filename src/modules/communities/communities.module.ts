@@ -17,6 +17,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'communities',
+  publishes: ['community.join_requested', 'community.join_decided'],
   personalData: communitiesPersonalData,
   routes: [routes],
   subscribers: communitySubscribers,

@@ -18,6 +18,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'donations',
+  publishes: ['donation.paid', 'donation.refunded', 'donation.disputed', 'fundraiser.goal_reached', 'recurring_gift.started', 'recurring_gift.canceled', 'recurring_gift.payment_failed'],
   personalData: donationsPersonalData,
   routes: [routes, meRecurringRoutes, guestRecurringRoutes],
   subscribers: [...donationSubscribers, ...recurringSubscribers],

@@ -11,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'endorsements',
+  publishes: ['endorsement.created'],
   personalData: endorsementsPersonalData,
   routes: [routes],
   subscribers: endorsementSubscribers,

@@ -11,6 +11,7 @@ declare module '../notifications/notification-types' {
 
 export default defineModule({
   name: 'follows',
+  publishes: ['follow.created'],
   personalData: followsPersonalData,
   routes: [routes],
   subscribers: followSubscribers,

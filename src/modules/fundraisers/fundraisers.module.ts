@@ -7,6 +7,7 @@ import { fundraisersPersonalData } from './fundraisers.personal-data';
 export default (reads: ShareGiftReads) =>
   defineModule({
     name: 'fundraisers',
+    publishes: ['fundraiser.published', 'fundraiser.updated'],
     personalData: fundraisersPersonalData,
     routes: [fundraisersRoutes(reads)],
     // The campaigns' counters (raised, gifts) against the ledger's campaign accounts.

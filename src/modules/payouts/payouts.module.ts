@@ -10,6 +10,7 @@ import { payoutsPersonalData } from './payouts.personal-data';
 
 export default defineModule({
   name: 'payouts',
+  publishes: ['payout.paid', 'payout.failed'],
   personalData: payoutsPersonalData,
   routes: [payouts, processorAccounts, orgPayouts],
   subscribers: payoutSubscribers,

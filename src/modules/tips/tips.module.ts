@@ -6,6 +6,7 @@ import { tipsPersonalData } from './tips.personal-data';
 
 export default defineModule({
   name: 'tips',
+  publishes: ['tip.paid'],
   personalData: tipsPersonalData,
   routes: [routes],
   webhookHandlers: { ref: 'tip', handlers: tipWebhooks },

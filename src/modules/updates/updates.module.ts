@@ -5,6 +5,7 @@ import { updatesPersonalData } from './updates.personal-data';
 
 export default defineModule({
   name: 'updates',
+  publishes: ['update.posted'],
   personalData: updatesPersonalData,
   routes: [routes],
   jobs: registerUpdateJobs,
