@@ -9,4 +9,6 @@ observeBackups(lastSuccesses);
  * commands and the worker's schedule (src/jobs/backups.ts, which passes check-ledger in);
  * here it owns backup_runs, which every process's /metrics reads.
  */
-export default defineModule({ name: 'backups' });
+export default defineModule({
+  name: 'backups',
+});
