@@ -1,48 +1,35 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context';
 import type { Refunded } from '../../integrations/payments';
-import { accounts, post } from '../ledger';
-import { RetryLater, type WebhookHandler } from '../webhooks';
+import { refundHandler, RetryLater } from '../webhooks';
 import { fundAccount } from './communities.fund';
 import * as repo from './communities.repo';
 
 const RETRY_FOR_MS = 3 * 86_400_000;
 
 /**
- * charge.refunded for a community payment (a refund made at the processor: support, the
- * dashboard): the charge reports the amount refunded so far, so only the part not yet recorded
- * leaves the fund and the processor balance, in one balanced group named by the PaymentIntent
- * (reconciliation matches it to the processor's refund). The processor's fee is not returned,
- * so the fund keeps bearing it. The membership is left alone: ending it is the subscription's
- * own event. A refund of a payment not recorded yet (its invoice.paid still on its way) is
- * retried for 3 days, as the webhook and the event catch-up retry a RetryLater.
+ * A refund of a community payment not recorded yet (its invoice.paid still on its way) is retried
+ * for 3 days, as the webhook and the event catch-up retry a RetryLater; past that it is left to
+ * the day's reconciliation, which names it missing_in_ledger.
  */
-export const communityRefunded: WebhookHandler<Refunded> = async (ctx, event, trx) => {
-  const pi = event.payment_intent_id;
-  if (!pi) return 'ignored';
-  const payment = await repo.lockPaymentByIntent(trx, pi);
-  if (!payment) {
-    if (event.ref?.kind !== 'community_join') return 'ignored';
-    // Retried while its payment may still arrive (the processor's own retry window); past it the
-    // refund is left to the day's reconciliation, which names it missing_in_ledger.
-    if (Date.now() - event.created.getTime() < RETRY_FOR_MS) throw new RetryLater(`refund ${event.id} came before its community payment`);
-    ctx.log.warn({ eventId: event.id, paymentIntent: pi }, 'refund of a community payment never recorded; left to reconciliation');
-    return 'ignored';
-  }
-  if (event.currency !== payment.currency.toLowerCase()) {
-    ctx.log.warn({ eventId: event.id, joinId: payment.join_id }, 'community refund in another currency than the payment; nothing recorded');
-    return 'ignored';
-  }
-  const total = Math.min(event.amount_refunded_cents, payment.amount_cents);
-  const delta = total - payment.refunded_cents;
-  if (delta <= 0) return 'ignored';
-  const on = { currency: payment.currency };
-  await post(
-    trx,
-    [
-      { ...on, account: fundAccount(payment.community_id), amount_cents: delta, kind: 'refund' },
-      { ...on, account: accounts.processorBalance, amount_cents: -delta, kind: 'refund' },
-    ],
-    { sourceEventId: event.id, processor: { ref: pi, move: 'refund' } },
-  );
-  await repo.setPaymentRefunded(trx, payment.id, total);
-  return 'applied';
-};
+async function notYetRecorded(ctx: AppContext, _trx: Knex.Transaction, event: Refunded, pi: string): Promise<undefined> {
+  if (event.ref?.kind !== 'community_join') return undefined;
+  if (Date.now() - event.created.getTime() < RETRY_FOR_MS) throw new RetryLater(`refund ${event.id} came before its community payment`);
+  ctx.log.warn({ eventId: event.id, paymentIntent: pi }, 'refund of a community payment never recorded; left to reconciliation');
+  return undefined;
+}
+
+/**
+ * charge.refunded for a community payment (a refund made at the processor: support, the
+ * dashboard; the steps: webhooks/payment-refund.ts): the money leaves the fund, which keeps
+ * bearing the processor's fee. The membership is left alone: ending it is the subscription's own
+ * event.
+ */
+export const communityRefunded = refundHandler({
+  what: 'community',
+  lockPayment: repo.lockPaymentByIntent,
+  unrecorded: notYetRecorded,
+  refundFrom: (p) => ({ account: fundAccount(p.community_id) }),
+  logIds: (p) => ({ joinId: p.join_id }),
+  setRefunded: repo.setPaymentRefunded,
+});

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import type { InvoicePaid, InvoicePaymentFailed, PaymentEvent, SetupSucceeded, SubscriptionChanged } from '../../integrations/payments';
 import { accounts, post } from '../ledger';
-import type { WebhookHandler, WebhookHandlerMap, WebhookOutcome } from '../webhooks';
+import { withPaymentFee, type WebhookHandler, type WebhookHandlerMap, type WebhookOutcome } from '../webhooks';
 import { fundAccount } from './communities.fund';
 import { communityRefunded } from './communities.refunds';
 import * as repo from './communities.repo';
@@ -39,8 +39,9 @@ const ACTIVATES: repo.JoinStatus[] = ['pending_payment', 'approved', 'payment_fa
  * The money goes into the community fund, the processor's fee out of it, one balanced group.
  * An amount or currency that differs from the request settles nothing and is logged.
  */
-const invoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
-  async (ctx: AppContext, event: InvoicePaid, trx: Knex.Transaction, prefetched?: unknown): Promise<WebhookOutcome> => {
+const invoicePaid = withPaymentFee<InvoicePaid>(
+  (event) => ({ paymentIntentId: event.payment_intent_id, amountCents: event.amount_cents }),
+  async (ctx: AppContext, event: InvoicePaid, trx: Knex.Transaction, fee: number): Promise<WebhookOutcome> => {
     const sub = event.subscription_id;
     const join = await joinFor(trx, event, sub);
     const invoiceId = event.invoice_id;
@@ -52,8 +53,6 @@ const invoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
       return 'ignored';
     }
     if (await repo.paymentRecorded(trx, invoiceId)) return 'ignored';
-    const raw = Number((prefetched as { fee?: number } | undefined)?.fee ?? 0);
-    const fee = Number.isSafeInteger(raw) && raw > 0 && raw < amount ? raw : 0;
     const on = { currency };
     const fund = fundAccount(join.community_id);
     const group = await post(
@@ -87,18 +86,6 @@ const invoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
       ctx.log.warn({ joinId: join.id, status: join.status, eventId: event.id }, 'payment for a join request that is no longer open; kept in the fund');
     }
     return 'applied';
-  },
-  {
-    prefetch: async (ctx: AppContext, event: InvoicePaid) => {
-      const pi = event.payment_intent_id;
-      if (!pi) return { fee: 0 };
-      try {
-        return { fee: await ctx.payments.feeForPaymentIntent(pi) };
-      } catch (err) {
-        ctx.log.warn({ err: (err as Error).message, paymentIntent: pi }, 'processor fee of a community payment unknown');
-        return { fee: 0 };
-      }
-    },
   },
 );
 

@@ -4,6 +4,7 @@ import { emit } from '../../events';
 import { adjustCounters } from '../fundraisers';
 import { accounts, post, type LedgerEntry, type LedgerKind } from '../ledger';
 import { organizationHolderUserId } from '../organizations';
+import { cleanFee } from '../webhooks';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 
@@ -53,7 +54,7 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     ctx.log.warn({ donationId: d.id, eventId, expected: { amount: gross, currency: d.currency }, got: { amount: f.amount, currency: f.currency } }, 'processor amount or currency differs from the donation; not settled');
     return 'ignored';
   }
-  const fee = Math.max(0, Math.trunc(f.fee) || 0);
+  const fee = cleanFee(f.fee, f.amount);
   const pfee = platformFee(ctx, d.amount_cents);
   const paid = await repo.markPaid(trx, d.id, { pi: f.paymentIntentId, charge: f.chargeId, fee, platformFee: pfee });
   if (!paid) return 'ignored';

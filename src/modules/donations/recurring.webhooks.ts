@@ -4,7 +4,7 @@ import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import type { CheckoutCompleted, InvoicePaid, InvoicePaymentFailed, PaymentRef, SubscriptionChanged } from '../../integrations/payments';
 import { lockForCounters } from '../fundraisers';
-import type { WebhookHandler } from '../webhooks';
+import { withPaymentFee, type WebhookHandler } from '../webhooks';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 import { settle, type Outcome } from './donations.settle';
@@ -102,8 +102,9 @@ async function giftForInvoice(ctx: AppContext, trx: Knex.Transaction, g: Recurri
 const later = (a: Date | null, b: Date | null) => (!a ? b : !b ? a : a > b ? a : b);
 
 /** invoice.paid: the first payment or a renewal becomes one settled gift; money that arrived is recorded whatever the gift's status. */
-export const monthlyInvoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
-  async (ctx: AppContext, inv: InvoicePaid, trx: Knex.Transaction, prefetched?: unknown): Promise<Outcome> => {
+export const monthlyInvoicePaid = withPaymentFee<InvoicePaid>(
+  (inv) => ({ paymentIntentId: inv.payment_intent_id, amountCents: inv.amount_cents }),
+  async (ctx: AppContext, inv: InvoicePaid, trx: Knex.Transaction, fee: number): Promise<Outcome> => {
     const g0 = await lockedGift(trx, inv.ref, inv.subscription_id);
     if (!g0) return 'ignored';
     if (inv.subscription_id && g0.processor_subscription_id && g0.processor_subscription_id !== inv.subscription_id) return 'ignored';
@@ -111,7 +112,6 @@ export const monthlyInvoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
     if (await repo.findByInvoice(trx, inv.invoice_id)) return 'ignored';
     const d = await giftForInvoice(ctx, trx, g, inv);
     if (!d) return 'ignored';
-    const fee = Number((prefetched as { fee?: number } | undefined)?.fee ?? 0) || 0;
     const facts = { amount: inv.amount_cents, currency: inv.currency, paymentIntentId: inv.payment_intent_id, chargeId: null, fee };
     if ((await settle(ctx, trx, d, facts, inv.id)) !== 'applied') throw new Error(`monthly gift ${g.id}: invoice ${inv.invoice_id} did not settle gift ${d.id}`);
     const patch: Record<string, unknown> = { next_payment_at: later(g.next_payment_at, inv.period_end) };
@@ -120,9 +120,6 @@ export const monthlyInvoicePaid: WebhookHandler<InvoicePaid> = Object.assign(
     const next = await rrepo.update(trx, g.id, patch);
     if (g.status === 'incomplete') await giftStarted(trx, next);
     return 'applied';
-  },
-  {
-    prefetch: async (ctx: AppContext, inv: InvoicePaid) => ({ fee: inv.payment_intent_id ? await ctx.payments.feeForPaymentIntent(inv.payment_intent_id) : 0 }),
   },
 );
 

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { Refunded } from '../../integrations/payments';
-import type { WebhookHandler } from '../webhooks';
-import { accounts, post } from '../ledger';
+import { refundHandler } from '../webhooks';
+import { accounts } from '../ledger';
 import * as repo from './tips.repo';
 import { settleTipPayment } from './tips.settle';
 
@@ -21,35 +21,19 @@ async function settleFirst(ctx: AppContext, trx: Knex.Transaction, event: Refund
 }
 
 /**
- * charge.refunded for a tip payment: the charge reports the amount refunded so far, so only the
- * part not yet recorded moves (redeliveries and out-of-order partial refunds change nothing
- * twice). The refund leaves tips revenue and the processor balance in one balanced group; a
- * one-time tip refunded in full reads as refunded; one refunded before its success is settled
- * first. A charge that is not a tip's is left alone.
+ * charge.refunded for a tip payment (the steps: webhooks/payment-refund.ts): the refund leaves
+ * tips revenue; a one-time tip refunded in full reads as refunded; one refunded before its
+ * success is settled first. A charge that is not a tip's is left alone.
  */
-export const tipRefunded: WebhookHandler<Refunded> = async (ctx, event, trx) => {
-  const pi = event.payment_intent_id;
-  if (!pi) return 'ignored';
-  const payment = (await repo.lockPaymentByIntent(trx, pi)) ?? (await settleFirst(ctx, trx, event, pi));
-  if (!payment) return 'ignored';
-  if (event.currency !== payment.currency.toLowerCase()) {
-    ctx.log.warn({ eventId: event.id, tipId: payment.tip_id }, 'tip refund in another currency than the payment; nothing recorded');
-    return 'ignored';
-  }
-  const total = Math.min(event.amount_refunded_cents, payment.amount_cents);
-  const delta = total - payment.refunded_cents;
-  if (delta <= 0) return 'ignored';
-  const on = { currency: payment.currency, tip_id: payment.tip_id };
-  await post(
-    trx,
-    [
-      { ...on, account: accounts.tips, amount_cents: delta, kind: 'refund' },
-      { ...on, account: accounts.processorBalance, amount_cents: -delta, kind: 'refund' },
-    ],
-    { sourceEventId: event.id, processor: { ref: pi, move: 'refund' } },
-  );
-  await repo.setPaymentRefunded(trx, payment.id, total);
-  const tip = await repo.lockTip(trx, payment.tip_id);
-  if (tip && tip.cadence === 'one_time' && total === payment.amount_cents) await repo.updateTip(trx, tip.id, { status: 'refunded' });
-  return 'applied';
-};
+export const tipRefunded = refundHandler({
+  what: 'tip',
+  lockPayment: repo.lockPaymentByIntent,
+  unrecorded: settleFirst,
+  refundFrom: (p) => ({ account: accounts.tips, tip_id: p.tip_id }),
+  logIds: (p) => ({ tipId: p.tip_id }),
+  setRefunded: repo.setPaymentRefunded,
+  afterRefund: async (trx, payment, total) => {
+    const tip = await repo.lockTip(trx, payment.tip_id);
+    if (tip && tip.cadence === 'one_time' && total === payment.amount_cents) await repo.updateTip(trx, tip.id, { status: 'refunded' });
+  },
+});

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { emit } from '../../events';
 import { accounts, post } from '../ledger';
+import { cleanFee } from '../webhooks';
 import * as repo from './tips.repo';
 
 export type Outcome = 'applied' | 'ignored';
@@ -36,7 +37,7 @@ export async function settleTipPayment(ctx: AppContext, trx: Knex.Transaction, t
     return 'ignored';
   }
   if (await repo.paymentRecorded(trx, { invoice: f.invoice_id, session: f.session_id })) return 'ignored';
-  const fee = Number.isSafeInteger(f.fee_cents) && f.fee_cents > 0 && f.fee_cents < f.amount_cents ? f.fee_cents : 0;
+  const fee = cleanFee(f.fee_cents, f.amount_cents);
   const on = { currency: 'usd', tip_id: tip.id };
   const groupId = await post(
     trx,

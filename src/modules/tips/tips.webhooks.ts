@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import type { AppContext } from '../../context';
 import type { CheckoutCompleted, CheckoutFailed, InvoicePaid, InvoicePaymentFailed, PaymentEvent, SubscriptionChanged } from '../../integrations/payments';
-import type { WebhookHandler, WebhookHandlerMap } from '../webhooks';
+import { withPaymentFee, type WebhookHandler, type WebhookHandlerMap } from '../webhooks';
 import * as repo from './tips.repo';
 import { tipRefunded } from './tips.refunds';
 import { settleTipPayment, type Outcome } from './tips.settle';
@@ -17,28 +16,10 @@ async function tipFor(trx: Knex.Transaction, e: PaymentEvent, by: { session?: st
   return undefined;
 }
 
-/** The processor's fee, read before the webhook transaction opens; null when it cannot be read now. */
-function feePrefetch<E extends PaymentEvent>(piOf: (e: E) => string | null) {
-  return async (ctx: AppContext, event: E) => {
-    const pi = piOf(event);
-    if (!pi) return { fee: null };
-    try {
-      return { fee: await ctx.payments.feeForPaymentIntent(pi) };
-    } catch (err) {
-      ctx.log.warn({ err: (err as Error).message, paymentIntent: pi }, 'processor fee of a tip payment unknown');
-      return { fee: null };
-    }
-  };
-}
-const feeOf = (prefetched: unknown) => Number((prefetched as { fee?: number | null } | undefined)?.fee ?? 0) || 0;
-
-function withPrefetch<E extends PaymentEvent>(handler: WebhookHandler<E>, prefetch: WebhookHandler<E>['prefetch']): WebhookHandler<E> {
-  return Object.assign(handler, { prefetch });
-}
-
 /** CheckoutCompleted: a one-time tip settles; a monthly one is linked to its subscription. */
-const sessionPaid = withPrefetch<CheckoutCompleted>(
-  async (ctx, s, trx, prefetched): Promise<Outcome> => {
+const sessionPaid = withPaymentFee<CheckoutCompleted>(
+  (s) => ({ paymentIntentId: s.mode === 'payment' && s.paid ? s.payment_intent_id : null, amountCents: s.amount_cents }),
+  async (ctx, s, trx, fee): Promise<Outcome> => {
     const tip = await tipFor(trx, s, { session: s.session_id });
     if (!tip) return 'ignored';
     const link: Partial<repo.TipRow> = {};
@@ -56,11 +37,10 @@ const sessionPaid = withPrefetch<CheckoutCompleted>(
       currency: s.currency,
       session_id: s.session_id,
       payment_intent_id: s.payment_intent_id,
-      fee_cents: feeOf(prefetched),
+      fee_cents: fee,
       event_id: s.id,
     });
   },
-  feePrefetch<CheckoutCompleted>((s) => (s.mode === 'payment' && s.paid ? s.payment_intent_id : null)),
 );
 
 /** A pending tip whose checkout ended without payment: failed (async payment) or canceled (expired). */
@@ -72,8 +52,9 @@ const sessionEnded: WebhookHandler<CheckoutFailed> = async (_ctx, s, trx): Promi
 };
 
 /** invoice.paid: the first payment of a monthly tip, or a renewal (each invoice once). */
-const invoicePaid = withPrefetch<InvoicePaid>(
-  async (ctx, inv, trx, prefetched): Promise<Outcome> => {
+const invoicePaid = withPaymentFee<InvoicePaid>(
+  (inv) => ({ paymentIntentId: inv.payment_intent_id, amountCents: inv.amount_cents }),
+  async (ctx, inv, trx, fee): Promise<Outcome> => {
     const sub = inv.subscription_id;
     const tip = await tipFor(trx, inv, { subscription: sub });
     if (!tip || tip.cadence !== 'recurring') return 'ignored';
@@ -96,11 +77,10 @@ const invoicePaid = withPrefetch<InvoicePaid>(
       currency: inv.currency,
       invoice_id: inv.invoice_id,
       payment_intent_id: inv.payment_intent_id,
-      fee_cents: feeOf(prefetched),
+      fee_cents: fee,
       event_id: inv.id,
     });
   },
-  feePrefetch<InvoicePaid>((inv) => inv.payment_intent_id),
 );
 
 /** invoice.payment_failed: a first payment that failed fails the tip; a failed renewal leaves the paid tip (the subscription's status says past_due). */

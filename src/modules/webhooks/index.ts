@@ -3,3 +3,5 @@ export { RetryLater, type WebhookHandler, type WebhookHandlerMap, type WebhookOu
 export { processEvent } from './webhooks.service';
 export { byKind } from './by-kind';
 export { paymentSuccessesSql } from './webhooks.repo';
+export { cleanFee, processorFee, withPaymentFee } from './payment-fee';
+export { refundHandler, type RefundablePayment } from './payment-refund';
