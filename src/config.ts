@@ -57,8 +57,11 @@ const schema = z.object({
   // (default DATA_DIR/backups) and how many the worker keeps; PG_BIN_DIR: pg_dump/pg_restore's folder.
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(1000).default(7),
-  // A pgBackRest repository folder: set, the worker leaves backups to pgBackRest (no daily pg_dump).
+  // pgBackRest (its own names: the tool reads PGBACKREST_CONFIG and PGBACKREST_STANZA too). With a
+  // stanza, backups are pgBackRest's: the worker notes them and verifies the newest weekly (no pg_dump).
   BACKUP_REPO_PATH: z.string().min(1).optional(),
+  PGBACKREST_CONFIG: z.string().min(1).optional(),
+  PGBACKREST_STANZA: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a pgBackRest stanza name').optional(),
   PG_BIN_DIR: z.string().min(1).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   TRUST_PROXY: z.string().min(1).optional(),
@@ -203,6 +206,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const missing = ['ISSUER', 'CLIENT_ID', 'CLIENT_SECRET'][set.findIndex((v) => !v)];
       throw new ConfigError(`Invalid configuration: OAUTH_PROVIDER_${p}_${missing}: required when provider_${p.toLowerCase()} is partly configured`);
     }
+  }
+  if (!c.PGBACKREST_STANZA && (c.BACKUP_REPO_PATH || c.PGBACKREST_CONFIG)) {
+    throw new ConfigError(`Invalid configuration: PGBACKREST_STANZA: required when ${c.BACKUP_REPO_PATH ? 'BACKUP_REPO_PATH' : 'PGBACKREST_CONFIG'} is set (the pgBackRest stanza)`);
   }
   if (c.DATABASE_DIRECT_URL && !c.DATABASE_URL) {
     throw new ConfigError('Invalid configuration: DATABASE_URL: required when DATABASE_DIRECT_URL is set (the pooled URL)');

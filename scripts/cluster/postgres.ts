@@ -44,6 +44,12 @@ export interface PostgresPair {
   startReplica(): void;
   /** Runs `sql` on the replica through node-postgres; answers its rows. */
   replicaSql<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** Stops the primary (immediate: as a lost machine would; fast: an operator's stop). */
+  stopPrimary(mode?: 'immediate' | 'fast'): void;
+  /** Starts the primary on its folder (a restored one, say) and waits until it accepts connections. */
+  startPrimary(): void;
+  /** Stops the replica, removes its folder and clones it again from the primary (pg_basebackup -R), then starts it. */
+  recloneReplica(): void;
   /** Immediate shutdown of both (a throw-away cluster). */
   stop(): void;
 }
@@ -71,9 +77,9 @@ function pgStop(d: string, mode: 'immediate' | 'fast'): void {
  * Starts the primary and its replica under `dir`. On failure part-way, whatever started is
  * stopped before the error is thrown.
  */
-export async function startPostgres(dir: string, opts: { extraSettings?: string[]; log?: (line: string) => void } = {}): Promise<PostgresPair> {
+export async function startPostgres(dir: string, opts: { extraSettings?: string[]; primaryPort?: number; log?: (line: string) => void } = {}): Promise<PostgresPair> {
   const log = opts.log ?? (() => undefined);
-  const pgPort = await freePort();
+  const pgPort = opts.primaryPort ?? (await freePort());
   const replicaPort = await freePort();
   const primaryDir = path.join(dir, 'primary');
   const replicaDir = path.join(dir, 'replica');
@@ -89,12 +95,15 @@ export async function startPostgres(dir: string, opts: { extraSettings?: string[
     for (const d of started.reverse()) pgStop(d, 'immediate');
     started.length = 0;
   };
-  try {
-    pgStart(primaryDir);
-    started.push(primaryDir);
+  const cloneReplica = () => {
     log(`pg_basebackup -R ${replicaDir}`);
     runPg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '-c', 'fast']);
     fs.appendFileSync(path.join(replicaDir, 'postgresql.conf'), `port = ${replicaPort}\n`);
+  };
+  try {
+    pgStart(primaryDir);
+    started.push(primaryDir);
+    cloneReplica();
     pgStart(replicaDir);
     started.push(replicaDir);
   } catch (err) {
@@ -108,6 +117,16 @@ export async function startPostgres(dir: string, opts: { extraSettings?: string[
     primaryDir,
     replicaDir,
     stopReplica: () => pgStop(replicaDir, 'fast'),
+    stopPrimary: (mode = 'immediate') => pgStop(primaryDir, mode),
+    startPrimary: () => pgStart(primaryDir),
+    recloneReplica: () => {
+      pgStop(replicaDir, 'immediate');
+      fs.rmSync(replicaDir, { recursive: true, force: true });
+      fs.mkdirSync(replicaDir, { mode: 0o700 });
+      chownPostgres(replicaDir);
+      cloneReplica();
+      pgStart(replicaDir);
+    },
     startReplica: () => pgStart(replicaDir),
     replicaSql: async <T>(sql: string) => {
       const client = new Client({ connectionString: replicaUrl, connectionTimeoutMillis: 10_000 });

@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { Client } from 'pg';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/infra/free-port';
+import { configureBackups, type Backups } from './backups';
 import { apiProcessEnv, appEnv, build, defaultEnv, ownedEnv, spawnApp, Supervised, type RestartPolicy } from './apps';
 import { PG_BIN, startPostgres } from './postgres';
 import { startProxy } from './proxy';
@@ -78,6 +80,16 @@ export interface Cluster {
   startReplica(): Promise<void>;
   /** Runs `sql` on the replica through node-postgres (pg_wal_replay_pause() and friends); answers its rows. */
   replicaSql<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** The primary's data folder (what a lost disk loses). */
+  primaryDir: string;
+  /** Stops the primary: immediate (a lost machine) by default. */
+  stopPrimary(mode?: 'immediate' | 'fast'): void;
+  /** Starts the primary on its (restored) folder; resolves once recovery has ended and it takes writes. */
+  startPrimary(): Promise<void>;
+  /** The replica removed and cloned again from the primary (pg_basebackup -R), then started. */
+  recloneReplica(): void;
+  /** pgBackRest's configuration, repository and stanza for the primary (scripts/cluster/backups.ts). */
+  backups: Backups;
   stop(): Promise<void>;
 }
 
@@ -89,6 +101,7 @@ export function missingPackages(): string[] {
   if (!has('pgbouncer')) missing.push('pgbouncer');
   if (!has('redis-server')) missing.push('redis-server');
   if (!PG_BIN) missing.push('postgresql');
+  if (!has('pgbackrest')) missing.push('pgbackrest');
   return missing;
 }
 
@@ -114,8 +127,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const pg = await startPostgres(dir, { extraSettings: opts.postgresSettings, log });
+    // pgBackRest's configuration names the primary's port, and its archive_command must find it
+    // from the first WAL segment on: both are settled before the primary starts.
+    const primaryPort = await freePort();
+    const backups = configureBackups(dir, primaryPort, path.join(dir, 'sock'), path.join(dir, 'primary'));
+    const pg = await startPostgres(dir, { extraSettings: [...backups.postgresSettings, ...(opts.postgresSettings ?? [])], primaryPort, log });
     cleanups.push(() => pg.stop());
+    log(`pgbackrest stanza-create, check (stanza ${backups.stanza}, repository ${backups.repoPath})`);
+    backups.run(['stanza-create']);
+    backups.run(['check']);
     const redis = await startRedis(dir);
     cleanups.push(() => stopChild(redis.child));
     const bouncer = await startPgBouncer(dir, Number(new URL(pg.primaryUrl).port));
@@ -125,7 +145,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const haPort = opts.port || (await freePort());
     const url = `http://127.0.0.1:${haPort}`;
     const apiPorts = await Promise.all(Array.from({ length: nApi }, () => freePort()));
-    const owned = ownedEnv({ url, pooledUrl: bouncer.url, primaryUrl: pg.primaryUrl, replicaUrl: pg.replicaUrl, redisUrl: redis.url });
+    const owned = { ...ownedEnv({ url, pooledUrl: bouncer.url, primaryUrl: pg.primaryUrl, replicaUrl: pg.replicaUrl, redisUrl: redis.url }), ...backups.env };
     const { env, ignored } = appEnv(opts.userEnv ?? process.env, defaultEnv(dir, url), owned);
     if (ignored.length) log(`not used (the cluster sets them): ${ignored.join(', ')}`);
     for (const d of [env.STORAGE_DIR!, path.join(dir, 'logs')]) fs.mkdirSync(d, { recursive: true });
@@ -160,6 +180,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const proxy = await startProxy(dir, haPort, apiPorts);
     cleanups.push(() => stopChild(proxy.child));
     await Promise.all(apis.map((_, i) => proxy.waitApiState(i)));
+    log('pgbackrest backup --type=full');
+    backups.run(['--type=full', 'backup']);
 
     let rolling: Promise<void> | null = null;
     const restartApi = async (i: number) => {
@@ -191,6 +213,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       'Postgres primary (DATABASE_DIRECT_URL)': pg.primaryUrl,
       'Postgres replica (DATABASE_REPLICA_URLS)': pg.replicaUrl,
       Redis: redis.url,
+      [`pgBackRest repository (stanza ${backups.stanza})`]: backups.repoPath,
+      'pgBackRest configuration (PGBACKREST_CONFIG)': backups.config,
       'Temporary folder': dir,
     };
     return {
@@ -214,6 +238,23 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       stopReplica: async () => pg.stopReplica(),
       startReplica: async () => pg.startReplica(),
       replicaSql: pg.replicaSql,
+      primaryDir: pg.primaryDir,
+      stopPrimary: (mode) => pg.stopPrimary(mode),
+      startPrimary: async () => {
+        pg.startPrimary();
+        // Started on a restored folder it replays the archive first (read-only meanwhile).
+        await until('the primary to end recovery', async () => {
+          const c = new Client({ connectionString: pg.primaryUrl, connectionTimeoutMillis: 10_000 });
+          await c.connect();
+          try {
+            return (await c.query<{ r: boolean }>('select pg_is_in_recovery() as r')).rows[0]!.r === false;
+          } finally {
+            await c.end();
+          }
+        }, 300_000, 250);
+      },
+      recloneReplica: () => pg.recloneReplica(),
+      backups,
       stop,
     };
   } catch (err) {

@@ -1,9 +1,12 @@
 import {
   backupDir,
+  describeBackup,
+  pgBackRestOf,
   resolveArchive,
   restoreArchive,
   takeBackup,
   verifyLatestArchive,
+  verifyLatestBackup,
   type RestoredReport,
 } from '../modules/backups';
 import { CliError, quiet, UsageError, withHeartbeat, type Command, type Database } from './command';
@@ -60,11 +63,19 @@ export const backupCommands: Record<string, Command> = {
   },
   'verify-backup': {
     usage: '',
-    summary: 'restore the newest archive of BACKUP_DIR into a scratch database, run check-ledger on it, print its restore point and counts, drop it; exit 1 on any failure',
+    summary:
+      'restore the newest backup (pgBackRest with PGBACKREST_STANZA: into a scratch server on a free port; else the newest archive of BACKUP_DIR into a scratch database), run check-ledger on it, print its restore point and counts, remove it; exit 1 on any failure',
     check(args) {
       if (args.length) throw new UsageError(`unknown argument: ${args[0]}`);
     },
     async run(db, _args, config, progress = quiet, database) {
+      const repo = pgBackRestOf(config);
+      if (repo) {
+        progress(`verify-backup: pgbackrest restore of stanza ${repo.stanza}'s newest backup into a scratch folder`);
+        const v = await withHeartbeat(progress, 'verify-backup', () => verifyLatestBackup(db, config, target(database), ledgerReport()));
+        const to = v.recoveredTo ? `recovered to ${v.recoveredTo.toISOString()} (its last transaction; WAL archive up to ${v.archiveMax})` : `recovered to the end of the WAL archive (${v.archiveMax})`;
+        return `verified pgBackRest backup ${describeBackup(v.backup)}; ${to}; ${counts(v.counts)}; ledger clean`;
+      }
       progress(`verify-backup: restoring the newest archive of ${backupDir(config)} into a scratch database`);
       const v = await withHeartbeat(progress, 'verify-backup', () => verifyLatestArchive(db, config, target(database), ledgerReport()));
       return `verified ${v.archive}; restore point ${v.restorePoint.toISOString()}; ${counts(v.counts)}; ledger clean`;

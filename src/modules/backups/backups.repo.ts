@@ -9,6 +9,8 @@ export interface BackupRun {
   archive?: string | null;
   restorePoint?: Date | null;
   detail?: string | null;
+  /** When it finished, when not now (a backup pgBackRest took earlier, seen by the worker). */
+  finishedAt?: Date;
 }
 
 /** Records one backup or verified restore (the metrics read the newest successful of each). */
@@ -20,6 +22,7 @@ export async function recordRun(db: Db, run: BackupRun): Promise<void> {
     archive: run.archive ?? null,
     restore_point: run.restorePoint ?? null,
     detail: run.detail?.slice(0, 4000) ?? null,
+    ...(run.finishedAt ? { finished_at: run.finishedAt } : {}),
   });
 }
 

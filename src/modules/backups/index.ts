@@ -14,3 +14,4 @@ export {
   type RestoredReport,
   type Verified,
 } from './backups.service';
+export { describeBackup, pgBackRestOf, recordNewestBackup, verifyLatestBackup, type PgBackRestConfig, type VerifiedBackup } from './pgbackrest.service';
