@@ -3,6 +3,7 @@ import { z, type ZodType } from 'zod';
 import type { LimiterUse, RouteDef, RouteModule } from './define-routes';
 import { idempotencyApplies } from './idempotency';
 import type { OperationExample } from './openapi-examples';
+import { withRedactedReplay } from './secret-fields';
 
 const errorSchema = z
   .object({
@@ -103,8 +104,9 @@ function successResponse(r: RouteDef, withSchema: boolean, example: OperationExa
       r.response && withSchema ? (r.response as ZodType) : isJsonType(t) ? { type: 'object' as const, description: 'A JSON document' } : { type: 'string' as const, format: 'binary' };
     return { description: 'Success', content: Object.fromEntries(produces.map((t) => [t, { schema: schemaFor(t) }])) };
   }
+  const schema = r.secretFields?.length ? withRedactedReplay(r.response as ZodType, r.secretFields) : (r.response as ZodType);
   return r.response && withSchema
-    ? { description: 'Success', content: { 'application/json': { schema: r.response as ZodType, ...okExample } } }
+    ? { description: 'Success', content: { 'application/json': { schema, ...okExample } } }
     : { description: 'Success' };
 }
 
@@ -119,7 +121,7 @@ export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, 
   for (const [status, when] of Object.entries(r.alsoAnswers ?? {})) {
     responses[status] = { ...successResponse(r, withSchema, undefined, Number(status)), description: when };
   }
-  if (r.method === 'get') responses[304] = NOT_MODIFIED;
+  if (r.method === 'get' && (r.status ?? 200) < 300) responses[304] = NOT_MODIFIED;
   if (r.errorResponse) {
     const { statuses, mediaType, schema, description } = r.errorResponse;
     // A request that does not speak the protocol (no protocol header) gets the API's Error body at the same statuses.

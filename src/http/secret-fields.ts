@@ -1,3 +1,5 @@
+import { z, type ZodType } from 'zod';
+
 /**
  * Secret fields of an answer (decisions: a stored idempotent answer never holds a secret). A
  * route names them in `secretFields` as dotted paths into its JSON answer (`api_key`,
@@ -46,3 +48,23 @@ export function redactAnswer(body: Buffer, paths: readonly string[]): { body: Bu
 /** The OpenAPI note of a route with secret fields. */
 export const secretFieldsNote = (paths: readonly string[]): string =>
   `Secret: ${paths.map((p) => `\`${p}\``).join(', ')} is shown only in this first answer. An Idempotency-Key replay answers ${paths.length > 1 ? 'them' : 'it'} as null with \`${SECRET_REDACTED}: true\` beside ${paths.length > 1 ? 'each' : 'it'} (the stored answer never keeps a secret).`;
+
+/**
+ * The documented answer of a route with secret fields: the first answer, or its replay with each
+ * secret null and flagged. Paths that do not lead through plain objects leave the schema as it is.
+ */
+export function withRedactedReplay(schema: ZodType, paths: readonly string[]): ZodType {
+  let replay: ZodType | null = schema;
+  for (const path of paths) replay = replay && redactedAt(replay, path.split('.'));
+  return replay ? z.union([schema, replay.describe('An Idempotency-Key replay: the secret is null, flagged `secret_redacted: true`')]) : schema;
+}
+
+function redactedAt(schema: ZodType, keys: string[]): ZodType | null {
+  if (!(schema instanceof z.ZodObject)) return null;
+  const [head, ...rest] = keys as [string, ...string[]];
+  const inner = schema.shape[head] as ZodType | undefined;
+  if (!inner) return null;
+  if (!rest.length) return schema.extend({ [head]: z.null(), [SECRET_REDACTED]: z.literal(true) });
+  const next = redactedAt(inner, rest);
+  return next && schema.extend({ [head]: next });
+}

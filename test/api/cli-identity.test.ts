@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
+import { z } from 'zod';
 import { commands } from '../../src/cli/commands';
 import { defineRoutes, route } from '../../src/http/define-routes';
 import { createKey } from '../../src/modules/api-keys/api-keys.service';
@@ -12,7 +13,7 @@ afterAll(closeDb);
 
 const t = createTestApp();
 const probe = defineRoutes('/probe', [
-  route({ method: 'get', path: '/', summary: 'probe', auth: 'required', handler: ({ actor }) => ({ userId: actor!.userId, roles: actor!.roles }) }),
+  route({ method: 'get', path: '/', summary: 'probe', auth: 'required', response: z.object({ userId: z.string(), roles: z.array(z.string()) }), handler: ({ actor }) => ({ userId: actor!.userId, roles: actor!.roles }) }),
 ]);
 const probeApp = buildContractApp(t.ctx, [probe]);
 const run = (name: string, ...args: string[]) => commands[name]!.run(t.ctx.db, args, t.ctx.config);

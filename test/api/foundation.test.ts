@@ -17,13 +17,14 @@ afterEach(() => jest.restoreAllMocks());
 const probe = defineRoutes(
   '/err-probe',
   [
-    route({ method: 'get', path: '/items/:id', summary: 'uuid param', auth: 'none', params: idParams, handler: ({ params }) => ({ id: params.id }) }),
+    route({ method: 'get', path: '/items/:id', summary: 'uuid param', auth: 'none', params: idParams, response: z.object({ id: z.string() }), handler: ({ params }) => ({ id: params.id }) }),
     route({
       method: 'post',
       path: '/items',
       summary: 'validated body',
       auth: 'none',
       body: z.object({ name: z.string().min(1), goal_amount_cents: z.number().int() }),
+      response: z.object({ name: z.string(), goal_amount_cents: z.number().int() }),
       handler: ({ body }) => body,
     }),
     route({

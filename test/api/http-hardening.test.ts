@@ -2,6 +2,7 @@ import express from 'express';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
+import { z } from 'zod';
 import { errorHandler } from '../../src/http/errors';
 import { createContext } from '../../src/create-context';
 import { defineRoutes, route } from '../../src/http/define-routes';
@@ -111,9 +112,9 @@ describe('out-of-range numbers and dates', () => {
 
   test('when the database still reports a data exception (22xxx), then 400 in the error shape, never 500', async () => {
     const probe = defineRoutes('/hardening-probe', [
-      route({ method: 'get', path: '/int', auth: 'none', handler: async ({ db }) => (await db.raw('select ?::int4 as n', ['3000000000'])).rows[0] }),
-      route({ method: 'get', path: '/date', auth: 'none', handler: async ({ db }) => (await db.raw('select ?::date as d', ['0000-01-01'])).rows[0] }),
-      route({ method: 'get', path: '/text', auth: 'none', handler: async ({ db }) => (await db.raw('select ?::varchar(2) as s', ['abc'])).rows[0] }),
+      route({ method: 'get', path: '/int', auth: 'none', response: z.object({ n: z.number() }), handler: async ({ db }) => (await db.raw('select ?::int4 as n', ['3000000000'])).rows[0] }),
+      route({ method: 'get', path: '/date', auth: 'none', response: z.object({ d: z.string() }), handler: async ({ db }) => (await db.raw('select ?::date as d', ['0000-01-01'])).rows[0] }),
+      route({ method: 'get', path: '/text', auth: 'none', response: z.object({ s: z.string() }), handler: async ({ db }) => (await db.raw('select ?::varchar(2) as s', ['abc'])).rows[0] }),
     ]);
     const { app, lines } = appWithLog([probe]);
     for (const p of ['int', 'date']) {

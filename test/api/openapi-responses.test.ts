@@ -28,7 +28,8 @@ describe('documented client errors are really answered', () => {
 
   test("when the Cognito endpoint documents its faults then they are Cognito's shape, as a real fault answers", async () => {
     const op = (doc.paths['/local-idp'] ?? doc.paths['/local-idp/'])!.post! as Operation & { responses: Record<string, { content?: Record<string, unknown> }> };
-    expect(Object.keys(op.responses['400']!.content!)).toEqual(['application/x-amz-json-1.1']);
+    // Cognito's shape for the protocol's requests; one without X-Amz-Target gets the API's Error body.
+    expect(Object.keys(op.responses['400']!.content!)).toEqual(['application/x-amz-json-1.1', 'application/json']);
     const res = await request(t.app)
       .post('/local-idp/')
       .set('X-Amz-Target', 'AWSCognitoIdentityProviderService.InitiateAuth')
@@ -37,6 +38,10 @@ describe('documented client errors are really answered', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/application\/x-amz-json-1.1/);
     expect(Object.keys(JSON.parse(res.text)).sort()).toEqual(['__type', 'message']);
+    const plain = await request(t.app).post('/local-idp/').set('Content-Type', 'application/json').send('{"broken": ');
+    expect(plain.status).toBe(400);
+    expect(plain.headers['content-type']).toMatch(/^application\/json/);
+    expect(plain.body).toEqual(expect.objectContaining({ error: 'Invalid JSON' }));
   });
 
   test('when an operation that takes no input documents 400 then a body that is not valid JSON is refused with it', async () => {
