@@ -36,6 +36,21 @@ module.exports = tseslint.config(
       }],
     },
   },
+  // The same from a module's subfolder (src/modules/donations/recurring/): two levels up is another module.
+  {
+    files: ['src/modules/*/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'stripe', message: 'Only src/integrations/payments reads processor objects; use its typed events (events.ts).' }],
+        patterns: [
+          { regex: '^\\.\\./\\.\\./[^./][^/]*/(?!index$)', message: "Import another module through its index ('../../<module>'), not its internals." },
+          { regex: '^(\\.\\./)+modules/', message: "Import another module as '../../<module>'." },
+          { regex: '^(\\.\\./)+integrations/payments/', message: "Use the payment port through '../../../integrations/payments' (typed events, no adapter internals)." },
+          MODULE_FILE,
+        ],
+      }],
+    },
+  },
   // The app, CLI, jobs and events may use modules, through their index only.
   {
     files: ['src/**/*.ts'],

@@ -2,8 +2,8 @@ import { on, type Subscriber } from '../../events';
 import { queueComposedMail } from '../../integrations/mail';
 import { joinCampaign } from '../fundraisers';
 import { receiptMail } from './donations.mail';
-import { monthlyReceiptExtras } from './recurring.mail';
-import { manageUrl } from './recurring.tokens';
+import { monthlyReceiptExtras } from './recurring/recurring.mail';
+import { manageUrl } from './recurring/recurring.tokens';
 
 /**
  * donation.paid -> the donor's receipt mail, queued in the subscriber's own exactly-once

@@ -4,11 +4,11 @@ import { campaignCountersVsDonations, donationsVsLedger, donorRowsVsDonations, p
 import { donationSubscribers } from './donations.events';
 import { donationWebhooks } from './donations.webhooks';
 import { donationsPersonalData } from './donations.personal-data';
-import { recurringDonorCounts, recurringGiftsHaveInvoices } from './recurring.check';
-import { SYNC_QUEUE } from './recurring.changes';
-import { recurringSubscribers } from './recurring.events';
-import { guestRecurringRoutes, meRecurringRoutes } from './recurring.routes';
-import { syncJob } from './recurring.service';
+import { recurringDonorCounts, recurringGiftsHaveInvoices } from './recurring/recurring.check';
+import { SYNC_QUEUE } from './recurring/recurring.changes';
+import { recurringSubscribers } from './recurring/recurring.events';
+import { guestRecurringRoutes, meRecurringRoutes } from './recurring/recurring.routes';
+import { syncJob } from './recurring/recurring.service';
 
 declare module '../notifications/notification-types' {
   interface NotificationTypeRegistry {

@@ -1,5 +1,5 @@
 import type { PersonalDataPart } from '../define-module';
-import { eraseForGuest, eraseForUser, exportForGuest, exportForUser, recurringColumns } from './recurring.personal-data';
+import { eraseForGuest, eraseForUser, exportForGuest, exportForUser, recurringColumns } from './recurring/recurring.personal-data';
 
 /**
  * Gifts are financial records and stay (amount, currency, dates, campaign, ledger entries). On

@@ -69,6 +69,11 @@ export async function notePaymentIntent(db: Q, id: string, pi: string): Promise<
   await db('donations').where({ id }).whereNull('processor_payment_intent_id').update({ processor_payment_intent_id: pi });
 }
 
+/** The invoice that pays a monthly gift's first payment (the gift the checkout opened). */
+export async function setProcessorInvoice(db: Q, id: string, invoiceId: string): Promise<void> {
+  await db('donations').where({ id }).update({ processor_invoice_id: invoiceId });
+}
+
 export async function findById(db: Q, id: string, forUpdate = false): Promise<DonationRow | undefined> {
   const q = db('donations').where({ id });
   if (forUpdate) q.forUpdate();

@@ -11,7 +11,7 @@ import { userProfile } from '../idp';
 import { canRead } from '../fundraisers';
 import { plainText } from '../../infra/plain-text';
 import * as repo from './donations.repo';
-import * as recurringRepo from './recurring.repo';
+import * as recurringRepo from './recurring/recurring.repo';
 import type { DonationRow } from './donations.repo';
 import type { CheckoutBody, IntentBody } from './donations.schemas';
 

@@ -6,11 +6,11 @@ import { processorFee, type WebhookHandler, type WebhookHandlerMap } from '../we
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 import { withDisputeFees } from './donations.dispute-fees';
-import { rebuildable, rebuildGift } from './donations.rebuild';
+import { describedByEvent, rebuildable, rebuildGift } from './donations.rebuild';
 import { settle, takeBack, type Outcome } from './donations.settle';
-import { giftCanceled } from './recurring.changes';
-import * as rrepo from './recurring.repo';
-import { monthlyCheckoutCompleted, monthlyInvoiceFailed, monthlyInvoicePaid, monthlySubscriptionChanged } from './recurring.webhooks';
+import { giftCanceled } from './recurring/recurring.changes';
+import * as rrepo from './recurring/recurring.repo';
+import { monthlyCheckoutCompleted, monthlyInvoiceFailed, monthlyInvoicePaid, monthlySubscriptionChanged } from './recurring/recurring.webhooks';
 
 type Q = Knex | Knex.Transaction;
 
@@ -68,7 +68,7 @@ async function prefetchPayment(ctx: AppContext, event: GiftEvent): Promise<Prefe
   let rebuild: ProcessorGift | null = null;
   if (!d) {
     const named = event.ref?.kind === 'donation' ? event.ref : null;
-    const ref = named?.gift || !refs.pi ? named : ((await ctx.payments.paymentIntentRef(refs.pi)) ?? named);
+    const ref = describedByEvent(event) || !refs.pi ? named : ((await ctx.payments.paymentIntentRef(refs.pi)) ?? named);
     if (ref?.kind === 'donation' && ref.id) {
       donationId = ref.id;
       d = await repo.findById(ctx.db, donationId);

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context';
-import { ApiError, notFound } from '../../http/errors';
-import { findById as findFundraiser, lockForCounters } from '../fundraisers';
+import type { AppContext } from '../../../context';
+import { ApiError, notFound } from '../../../http/errors';
+import { findById as findFundraiser, lockForCounters } from '../../fundraisers';
 import * as rrepo from './recurring.repo';
 import type { RecurringGiftRow } from './recurring.repo';
 import { giftCanceled, queueSync } from './recurring.changes';

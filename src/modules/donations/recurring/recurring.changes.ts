@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { emit } from '../../events';
-import { enqueue } from '../../infra/jobs';
-import { findById as findFundraiser, setRecurringDonorCount } from '../fundraisers';
-import { organizationHolderUserId } from '../organizations';
+import { emit } from '../../../events';
+import { enqueue } from '../../../infra/jobs';
+import { findById as findFundraiser, setRecurringDonorCount } from '../../fundraisers';
+import { organizationHolderUserId } from '../../organizations';
 import * as rrepo from './recurring.repo';
 import type { CanceledBy, RecurringGiftRow } from './recurring.repo';
 

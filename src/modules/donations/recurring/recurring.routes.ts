@@ -1,4 +1,4 @@
-import { defineRoutes, idParams, route } from '../../http/define-routes';
+import { defineRoutes, idParams, route } from '../../../http/define-routes';
 import { cancelBody, changeBody, giftEnvelope, giftList, tokenQuery } from './recurring.schemas';
 import * as service from './recurring.service';
 

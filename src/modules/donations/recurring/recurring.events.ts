@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { on, type Subscriber } from '../../events';
-import { queueComposedMail, toLocale, type Locale } from '../../integrations/mail';
-import { escapeHtml } from '../../integrations/mail/templates';
-import { findById as findFundraiser, lockForCounters } from '../fundraisers';
-import { notify, recipientLocale } from '../notifications';
-import { formatMoney } from './donations.mail';
+import { on, type Subscriber } from '../../../events';
+import { queueComposedMail, toLocale, type Locale } from '../../../integrations/mail';
+import { escapeHtml } from '../../../integrations/mail/templates';
+import { findById as findFundraiser, lockForCounters } from '../../fundraisers';
+import { notify, recipientLocale } from '../../notifications';
+import { formatMoney } from '../donations.mail';
 import { giftCanceled } from './recurring.changes';
 import { giftCanceledMail, renewalFailedMail } from './recurring.mail';
 import * as rrepo from './recurring.repo';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../db/knex';
+import type { Db } from '../../../db/knex';
 
 type Q = Db | Knex.Transaction;
 

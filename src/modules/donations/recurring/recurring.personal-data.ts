@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { lockForCounters } from '../fundraisers';
+import { lockForCounters } from '../../fundraisers';
 import { giftCanceled } from './recurring.changes';
 import * as rrepo from './recurring.repo';
 import type { RecurringGiftRow } from './recurring.repo';

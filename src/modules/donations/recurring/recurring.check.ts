@@ -1,5 +1,5 @@
-import type { Db } from '../../db/knex';
-import { campaignCountersSql } from '../fundraisers';
+import type { Db } from '../../../db/knex';
+import { campaignCountersSql } from '../../fundraisers';
 
 /** recurring_donor_count of every campaign against its live monthly gifts (check-ledger). */
 export async function recurringDonorCounts(db: Db): Promise<string[]> {

@@ -1,6 +1,6 @@
-import type { ComposedMail, Locale } from '../../integrations/mail';
-import { toLocale } from '../../integrations/mail';
-import { formatMoney } from './donations.mail';
+import type { ComposedMail, Locale } from '../../../integrations/mail';
+import { toLocale } from '../../../integrations/mail';
+import { formatMoney } from '../donations.mail';
 
 /** Mails about a monthly gift (its receipts are donations.mail.ts's, with a manage link added). */
 

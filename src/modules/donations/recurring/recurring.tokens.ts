@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { appSecret, sign, verify } from '../../infra/signed-token';
+import { appSecret, sign, verify } from '../../../infra/signed-token';
 
 /**
  * The capability in a monthly gift's mails: a guest donor manages the gift with it

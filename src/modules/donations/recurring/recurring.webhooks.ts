@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { AppContext } from '../../context';
-import { emit } from '../../events';
-import type { CheckoutCompleted, InvoicePaid, InvoicePaymentFailed, PaymentRef, SubscriptionChanged } from '../../integrations/payments';
-import { lockForCounters } from '../fundraisers';
-import { withPaymentFee, type WebhookHandler } from '../webhooks';
-import * as repo from './donations.repo';
-import type { DonationRow } from './donations.repo';
-import { settle, type Outcome } from './donations.settle';
+import type { AppContext } from '../../../context';
+import { emit } from '../../../events';
+import type { CheckoutCompleted, InvoicePaid, InvoicePaymentFailed, PaymentRef, SubscriptionChanged } from '../../../integrations/payments';
+import { lockForCounters } from '../../fundraisers';
+import { withPaymentFee, type WebhookHandler } from '../../webhooks';
+import * as repo from '../donations.repo';
+import type { DonationRow } from '../donations.repo';
+import { settle, type Outcome } from '../donations.settle';
 import * as rrepo from './recurring.repo';
 import type { RecurringGiftRow } from './recurring.repo';
 import { giftCanceled, giftStarted, queueSync } from './recurring.changes';
@@ -77,7 +77,7 @@ async function giftForInvoice(ctx: AppContext, trx: Knex.Transaction, g: Recurri
   const first = g.first_donation_id ? await repo.findById(trx, g.first_donation_id, true) : undefined;
   if (first && !first.processor_invoice_id && (first.status === 'pending' || first.status === 'failed')) {
     if (inv.amount_cents !== first.amount_cents + first.tip_cents) return unreadable();
-    await trx('donations').where({ id: first.id }).update({ processor_invoice_id: inv.invoice_id });
+    await repo.setProcessorInvoice(trx, first.id, inv.invoice_id);
     return { ...first, processor_invoice_id: inv.invoice_id };
   }
   const parts = split(g, inv.amount_cents);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { uuid } from '../../http/define-routes';
-import { AMOUNT_MAX, AMOUNT_MIN, TIP_MAX } from './donations.schemas';
+import { uuid } from '../../../http/define-routes';
+import { AMOUNT_MAX, AMOUNT_MIN, TIP_MAX } from '../donations.schemas';
 
 export const recurringGift = z
   .object({
