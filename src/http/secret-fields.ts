@@ -50,13 +50,14 @@ export const secretFieldsNote = (paths: readonly string[]): string =>
   `Secret: ${paths.map((p) => `\`${p}\``).join(', ')} is shown only in this first answer. An Idempotency-Key replay answers ${paths.length > 1 ? 'them' : 'it'} as null with \`${SECRET_REDACTED}: true\` beside ${paths.length > 1 ? 'each' : 'it'} (the stored answer never keeps a secret).`;
 
 /**
- * The documented answer of a route with secret fields: the first answer, or its replay with each
- * secret null and flagged. Paths that do not lead through plain objects leave the schema as it is.
+ * The documented answer of a route with secret fields: each secret is its value in the first
+ * answer, or null with `secret_redacted: true` beside it in an Idempotency-Key replay. Paths that
+ * do not lead through plain objects leave the schema as it is.
  */
 export function withRedactedReplay(schema: ZodType, paths: readonly string[]): ZodType {
-  let replay: ZodType | null = schema;
-  for (const path of paths) replay = replay && redactedAt(replay, path.split('.'));
-  return replay ? z.union([schema, replay.describe('An Idempotency-Key replay: the secret is null, flagged `secret_redacted: true`')]) : schema;
+  let out: ZodType = schema;
+  for (const path of paths) out = redactedAt(out, path.split('.')) ?? out;
+  return out;
 }
 
 function redactedAt(schema: ZodType, keys: string[]): ZodType | null {
@@ -64,7 +65,12 @@ function redactedAt(schema: ZodType, keys: string[]): ZodType | null {
   const [head, ...rest] = keys as [string, ...string[]];
   const inner = schema.shape[head] as ZodType | undefined;
   if (!inner) return null;
-  if (!rest.length) return schema.extend({ [head]: z.null(), [SECRET_REDACTED]: z.literal(true) });
+  if (!rest.length) {
+    return schema.extend({
+      [head]: inner.nullable().describe('Null in an Idempotency-Key replay (the stored answer never keeps a secret)'),
+      [SECRET_REDACTED]: z.literal(true).optional().describe('Present, true, when the secret beside it was left out of a replay'),
+    });
+  }
   const next = redactedAt(inner, rest);
   return next && schema.extend({ [head]: next });
 }

@@ -60,7 +60,8 @@ describe('the typed TypeScript client (clients/typescript) against a running ser
     const browser = createApiClient({ baseUrl: server.base(), headers: { ...(await sessionCookies(t, user)), Origin: 'http://site.test' } });
     const made = await browser.POST('/api/v1/api-keys', { body: { name: 'nightly export' } });
     expect(made.response.status).toBe(201);
-    const key = made.data!.api_key;
+    // Null only in an Idempotency-Key replay of the creation.
+    const key = made.data!.api_key!;
     const script = createApiClient({ baseUrl: server.base(), apiKey: key });
     const me = await script.GET('/api/v1/me/capabilities');
     expect(me.response.status).toBe(200);
@@ -97,7 +98,7 @@ describe('the typed TypeScript client (clients/typescript) against a running ser
     const f = await createFundraiser(testDb(), owner.id);
     const browser = createApiClient({ baseUrl: server.base(), headers: { ...(await sessionCookies(t, owner)), Origin: 'http://site.test' } });
     const made = await browser.POST('/api/v1/api-keys', { body: { name: 'partner server' } });
-    const api = createApiClient({ baseUrl: server.base(), apiKey: made.data!.api_key });
+    const api = createApiClient({ baseUrl: server.base(), apiKey: made.data!.api_key! });
 
     const hookPath = receiver.path('ok');
     const endpoint = await api.POST('/api/v1/webhook-endpoints', { body: { url: receiver.base() + hookPath, events: ['donation.paid'] } });
@@ -124,7 +125,7 @@ describe('the typed TypeScript client (clients/typescript) against a running ser
     await t.runJobs();
     await t.runJobs();
     const [delivery] = receiver.at(hookPath);
-    const event = new Webhook(endpoint.data!.data.secret).verify(delivery!.body, delivery!.headers) as { type: string; data: { donation_id: string } };
+    const event = new Webhook(endpoint.data!.data.secret!).verify(delivery!.body, delivery!.headers) as { type: string; data: { donation_id: string } };
     expect(event).toMatchObject({ type: 'donation.paid', data: { donation_id: id } });
   });
 });

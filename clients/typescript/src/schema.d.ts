@@ -4619,18 +4619,6 @@ export interface components {
             status: "enabled" | "disabled";
             url: string;
         };
-        WebhookEndpointWithSecret: {
-            created_at: string;
-            description: string | null;
-            events: string[];
-            id: string;
-            organization_id: string | null;
-            /** @description whsec_ + base64: shown only on creation and rotation */
-            secret: string;
-            /** @enum {string} */
-            status: "enabled" | "disabled";
-            url: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -6421,7 +6409,8 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        api_key: string;
+                        /** @description Null in an Idempotency-Key replay (the stored answer never keeps a secret) */
+                        api_key: string | null;
                         key: {
                             created_at: string;
                             expires_at: string;
@@ -6431,6 +6420,11 @@ export interface operations {
                             scopes: string[];
                         };
                         message: string;
+                        /**
+                         * @description Present, true, when the secret beside it was left out of a replay
+                         * @enum {boolean}
+                         */
+                        secret_redacted?: true;
                     };
                 };
             };
@@ -10775,7 +10769,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -13333,13 +13327,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Validation failure or bad input */
             400: {
                 headers: {
@@ -13406,13 +13393,6 @@ export interface operations {
                 headers: {
                     /** @description Where the browser goes next */
                     Location: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
-            304: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13992,13 +13972,6 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
-            };
-            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Bad input: this operation takes no parameters or body, but a body sent with it is still read, and one sent as `application/json` that is not valid JSON (or unreadable form data) is refused (`Invalid JSON`) */
             400: {
@@ -18101,7 +18074,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -20621,7 +20594,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -21112,7 +21085,13 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
-                            url: string;
+                            /**
+                             * @description Present, true, when the secret beside it was left out of a replay
+                             * @enum {boolean}
+                             */
+                            secret_redacted?: true;
+                            /** @description Null in an Idempotency-Key replay (the stored answer never keeps a secret) */
+                            url: string | null;
                         };
                     };
                 };
@@ -21237,7 +21216,13 @@ export interface operations {
                     "application/json": {
                         data: {
                             account_id: string;
-                            url: string;
+                            /**
+                             * @description Present, true, when the secret beside it was left out of a replay
+                             * @enum {boolean}
+                             */
+                            secret_redacted?: true;
+                            /** @description Null in an Idempotency-Key replay (the stored answer never keeps a secret) */
+                            url: string | null;
                         };
                     };
                 };
@@ -22322,7 +22307,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -22910,7 +22895,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -23966,7 +23951,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -24639,7 +24624,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -25311,7 +25296,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -25385,7 +25370,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -26417,7 +26402,23 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                        data: {
+                            created_at: string;
+                            description: string | null;
+                            events: string[];
+                            id: string;
+                            organization_id: string | null;
+                            /** @description Null in an Idempotency-Key replay (the stored answer never keeps a secret) */
+                            secret: string | null;
+                            /**
+                             * @description Present, true, when the secret beside it was left out of a replay
+                             * @enum {boolean}
+                             */
+                            secret_redacted?: true;
+                            /** @enum {string} */
+                            status: "enabled" | "disabled";
+                            url: string;
+                        };
                     };
                 };
             };
@@ -26597,7 +26598,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Success: no body */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -27000,7 +27001,13 @@ export interface operations {
                      */
                     "application/json": {
                         data: {
-                            secret: string;
+                            /** @description Null in an Idempotency-Key replay (the stored answer never keeps a secret) */
+                            secret: string | null;
+                            /**
+                             * @description Present, true, when the secret beside it was left out of a replay
+                             * @enum {boolean}
+                             */
+                            secret_redacted?: true;
                         };
                     };
                 };
