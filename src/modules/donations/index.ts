@@ -2,3 +2,4 @@
 
 export { recordSettledGift, type SettledGift } from './donations.offline';
 export { settledGiftCount } from './donations.counts';
+export { journalGiftsAfter, journalHead, publicGift, pruneJournal, type JournalGift, type PublicGift } from './public-gifts';

@@ -5,6 +5,7 @@ import { findComment, upsertDonationNote } from '../comments';
 import { toComment } from '../comments';
 import { plainText } from '../../infra/plain-text';
 import { receiptMail } from './donations.mail';
+import { publicGift } from './public-gifts';
 import * as repo from './receipts.repo';
 
 const iso = (v: Date | string) => new Date(v).toISOString();
@@ -80,13 +81,5 @@ export async function postNote(ctx: AppContext, receiptId: string, note: string)
 /** GET /donations/recent: `created_at` is when the gift was paid; no name for anonymous gifts. */
 export async function recent(ctx: AppContext, fundraiserId: string | undefined, limit: number) {
   const rows = await repo.recentGifts(ctx.db, fundraiserId, limit);
-  return rows.map((r) => ({
-    id: r.id,
-    amount_cents: Number(r.amount_cents),
-    currency: r.currency,
-    donor_name: r.anonymous ? null : r.donor_name,
-    message: r.message,
-    created_at: iso(r.paid_at),
-    fundraiser: { id: r.fundraiser_id, title: r.title, slug: r.slug },
-  }));
+  return rows.map((r) => ({ ...publicGift(r), fundraiser: { id: r.fundraiser_id, title: r.title, slug: r.slug } }));
 }
