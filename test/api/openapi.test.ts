@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { z } from 'zod';
 import { defineRoutes, idParams, route, type RouteModule } from '../../src/http/define-routes';
-import { buildOpenApi } from '../../src/http/openapi';
+import { buildOpenApi } from '../../src/http/openapi/openapi';
 import { modules } from '../../src/modules';
 import { buildContractApp, closeDb, createTestApp } from '../helpers/app';
 
@@ -77,7 +77,13 @@ describe('OpenAPI and docs', () => {
       expect.objectContaining({ error: expect.any(Object), message: expect.any(Object), details: expect.any(Object), feature_key: expect.any(Object) }),
     );
     expect(doc.components.schemas.RateLimitError.required).toEqual(['error', 'retryAfter']);
-    expect(doc.paths['/api/v1/platform/numbers'].get.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RateLimitError' });
+    expect(doc.paths['/api/v1/platform/numbers'].get.responses['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TooManyRequests' });
+    // A limiter's 429 is the one rate-limit shape; the CAPTCHA demand and a used-up quota are the others.
+    expect(doc.components.schemas.TooManyRequests.anyOf).toEqual([
+      { $ref: '#/components/schemas/RateLimitError' },
+      { $ref: '#/components/schemas/CaptchaRequired' },
+      { $ref: '#/components/schemas/LimitReached' },
+    ]);
     expect(doc.paths['/api/v1/platform/numbers'].get.responses['500'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     expect(doc.components.schemas.FundraiserCard).toBeDefined();
     let count = 0;
