@@ -37,7 +37,11 @@ describe('POST /payments/create-intent and POST /donations', () => {
     expect(d).toEqual(expect.objectContaining({ status: 'pending', donor_user_id: null, donor_email: 'g@example.test', message: 'For you', processor_payment_intent_id: res.body.data.payment_intent_id }));
     const pi = await testDb()('sandbox_objects').where({ id: res.body.data.payment_intent_id }).first();
     expect(pi.idempotency_key).toBe(`donation:${d.id}`);
-    expect(pi.data).toEqual(expect.objectContaining({ amount: 1_200, currency: 'usd', metadata: { kind: 'donation', donation_id: d.id } }));
+    // The metadata names the gift and describes it (a restored database rebuilds it from there): no address, no message.
+    expect(pi.data).toEqual(expect.objectContaining({ amount: 1_200, currency: 'usd', metadata: {
+      kind: 'donation', donation_id: d.id, fundraiser_id: fid, amount_cents: '1000', tip_cents: '200', currency: 'USD', anonymous: 'false',
+      method: 'payment_intent', locale: 'en', receipt_id: d.receipt_id, origin: expect.stringMatching(/^[0-9a-f]{12}$/),
+    } }));
   });
 
   test('when amounts are out of bounds or not integers then 400 with details', async () => {
@@ -99,7 +103,7 @@ describe('POST /payments/create-intent and POST /donations', () => {
     expect(res.body.data).toEqual({ donation_id: expect.any(String), url: expect.stringMatching(/^http:\/\/api\.test\/sandbox\/checkout\/cs_/), status: 'pending' });
     const d = await row(res.body.data.donation_id);
     const cs = await testDb()('sandbox_objects').where({ id: d.processor_checkout_session_id }).first();
-    expect(cs.data).toEqual(expect.objectContaining({ amount_total: 1_100, mode: 'payment', success_url: `http://site.test/fundraisers/${f.slug}?donation=${d.id}`, metadata: { kind: 'donation', donation_id: d.id } }));
+    expect(cs.data).toEqual(expect.objectContaining({ amount_total: 1_100, mode: 'payment', success_url: `http://site.test/fundraisers/${f.slug}?donation=${d.id}`, metadata: expect.objectContaining({ kind: 'donation', donation_id: d.id, method: 'checkout', amount_cents: '1000', tip_cents: '100' }) }));
 
     const ok = await checkout({ success_url: 'http://site.test/thanks', cancel_url: 'http://site.test/sorry' });
     expect(ok.status).toBe(201);

@@ -10,7 +10,7 @@ export interface StripeRequest {
   form: URLSearchParams;
 }
 
-export type StripeAnswer = (method: string, path: string, form: URLSearchParams) => [number, Record<string, unknown>];
+export type StripeAnswer = (method: string, path: string, form: URLSearchParams, query: URLSearchParams) => [number, Record<string, unknown>];
 
 /**
  * A Stripe-compatible server for the file's tests (started before them, closed after), which
@@ -25,7 +25,7 @@ export function stripeDouble(answer: StripeAnswer): { seen: StripeRequest[]; url
       const url = new URL(r.url, 'http://x');
       const form = new URLSearchParams(r.body);
       seen.push({ method: r.method, path: url.pathname, query: url.searchParams, headers: r.headers, form });
-      const [status, body] = answer(r.method, url.pathname, form);
+      const [status, body] = answer(r.method, url.pathname, form, url.searchParams);
       return { status, body };
     });
   });

@@ -2,7 +2,8 @@
  * The payment processor as the service uses it: Stripe (STRIPE_SECRET_KEY set; STRIPE_API_URL
  * may point at a Stripe-compatible server) or the built-in sandbox. Amounts are integer cents,
  * currencies lower-case ISO codes. Every call that creates something takes an idempotency key.
- * Processor objects carry `metadata` linking them to rows: { kind, donation_id | tip_id | join_id }.
+ * Processor objects carry `metadata` linking them to rows: { kind, donation_id | tip_id | join_id };
+ * a gift's also describe it (gift-metadata.ts).
  */
 import type { PaymentEvent, PaymentRef } from './events';
 
@@ -160,7 +161,9 @@ export interface PaymentProcessor {
   /**
    * The row a PaymentIntent's metadata names (null when the processor does not know the intent
    * or its metadata names none): links a refund or dispute that arrives before any event naming
-   * the row (a Checkout gift's PaymentIntent id is learnt only from its success) back to the row.
+   * the row (a Checkout gift's PaymentIntent id is learnt only from its success) back to the row;
+   * with a gift's whole description when its metadata carries one (a dispute names no metadata,
+   * so a gift started after a restore point is rebuilt from here).
    */
   paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null>;
   /** The processor's fee on the charge behind a PaymentIntent, in cents (0 when unknown yet). */

@@ -210,7 +210,7 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {
     const pi = await getObject(this.db, paymentIntentId, 'payment_intent');
-    return pi ? refOf(pi.data.metadata) : null;
+    return pi ? refOf(pi.data.metadata, pi.data) : null;
   }
 
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { PaymentEvent, PaymentKind, PaymentRef } from './events';
 import { WebhookPayloadError } from './events';
+import { giftOf } from './gift-metadata';
 
 /**
  * Stripe's event objects (also what the sandbox sends) turned into the service's typed payment
@@ -22,14 +23,19 @@ export const str = (v: unknown): string | null => (typeof v === 'string' && v ? 
 export const date = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null);
 const intOr = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null);
 
-/** The row a processor object's metadata names (see PaymentRef); null for objects that name none. */
-export function refOf(metadata: unknown): PaymentRef | null {
+/**
+ * The row a processor object's metadata names (see PaymentRef); null for objects that name none.
+ * Given the object itself, a gift's full description comes along when its metadata has one.
+ */
+export function refOf(metadata: unknown, object?: Obj): PaymentRef | null {
   if (!isObj(metadata)) return null;
   const kind = metadata.kind;
   if (typeof kind !== 'string' || !kind) return null;
   if (!(kind in KINDS)) return { kind: 'other', id: null };
-  const id = metadata[KINDS[kind as PaymentKind]];
-  return { kind: kind as PaymentKind, id: typeof id === 'string' && UUID.test(id) ? id : null };
+  const raw = metadata[KINDS[kind as PaymentKind]];
+  const id = typeof raw === 'string' && UUID.test(raw) ? raw : null;
+  const gift = kind === 'donation' && id && object ? giftOf(id, object) : null;
+  return gift ? { kind: 'donation', id, gift } : { kind: kind as PaymentKind, id };
 }
 
 /** Reads the fields of one event's object; a missing required field is the event's payload error. */
@@ -84,7 +90,7 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
   const r = reader(id, type, o);
   const created = date(body.created) ?? new Date();
   const account = str(body.account);
-  const base = { id, processor_type: type, created, ref: refOf(o.metadata) };
+  const base = { id, processor_type: type, created, ref: refOf(o.metadata, o) };
 
   switch (type) {
     case 'payment_intent.succeeded':

@@ -22,7 +22,8 @@ import { configuredWebhookSecrets, sandboxWebhookSecret } from './webhook-secret
 import type { PaymentEvent, PaymentRef } from './events';
 import { toBalanceTransaction } from './stripe-balance';
 import { connectedAccountOf, hostOptions, payoutOf } from './stripe-connect';
-import { parseSignedEvent, refOf, toPaymentEvent } from './stripe-events';
+import { parseSignedEvent, toPaymentEvent } from './stripe-events';
+import { paymentIntentRef } from './stripe-gift';
 import { intentStateEvents, invoiceStateEvents, sessionStateEvents, setupStateEvents } from './stripe-state';
 
 type Obj = Record<string, unknown>;
@@ -229,13 +230,8 @@ export class StripeProcessor implements PaymentProcessor {
     }
   }
 
-  async paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {
-    try {
-      return refOf((await this.stripe.paymentIntents.retrieve(paymentIntentId)).metadata);
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return null;
-      throw err;
-    }
+  paymentIntentRef(paymentIntentId: string): Promise<PaymentRef | null> {
+    return paymentIntentRef(this.stripe, paymentIntentId);
   }
 
   async feeForPaymentIntent(paymentIntentId: string): Promise<number> {

@@ -6,6 +6,7 @@ import { ApiError } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { ATTESTATION_HEADER, requireHumanGuest } from '../../http/guest-check';
 import { requestLocale } from '../../integrations/mail';
+import { giftMetadata, processorOrigin } from '../../integrations/payments';
 import { findById as findFundraiser, type FundraiserRow } from '../fundraisers';
 import { userProfile } from '../idp';
 import { canRead } from '../fundraisers';
@@ -115,9 +116,23 @@ async function processorCall<T>(ctx: AppContext, row: DonationRow, call: () => P
   }
 }
 
-// A monthly gift's subscription names its first gift (the ref every event of it carries) and the gift itself.
-const metadata = (row: DonationRow): Record<string, string> =>
-  row.recurring_gift_id ? { kind: 'donation', donation_id: row.id, recurring_gift_id: row.recurring_gift_id } : { kind: 'donation', donation_id: row.id };
+/**
+ * A monthly gift's subscription names its first gift (the ref every event of it carries) and the
+ * gift itself. A one-time gift's objects also describe it, so that a database restored to before
+ * it was started can rebuild it from the processor's events (donations.rebuild.ts).
+ */
+function metadata(ctx: AppContext, row: DonationRow): Record<string, string> {
+  if (row.recurring_gift_id) return { kind: 'donation', donation_id: row.id, recurring_gift_id: row.recurring_gift_id };
+  return {
+    kind: 'donation',
+    donation_id: row.id,
+    ...giftMetadata({
+      ...row,
+      method: row.method === 'checkout' ? 'checkout' : 'payment_intent',
+      origin: processorOrigin(ctx.config.PUBLIC_URL),
+    }),
+  };
+}
 
 /** POST /payments/create-intent: a PaymentIntent for the client to confirm (Stripe.js, or the sandbox). */
 export async function createIntent(ctx: AppContext, req: Request, actor: Actor | null, body: IntentBody) {
@@ -126,7 +141,7 @@ export async function createIntent(ctx: AppContext, req: Request, actor: Actor |
     ctx.payments.createPaymentIntent({
       amount_cents: row.amount_cents + row.tip_cents,
       currency: f.currency,
-      metadata: metadata(row),
+      metadata: metadata(ctx, row),
       description: `Donation to ${f.title}`.slice(0, 200),
       receipt_email: row.donor_email,
       idempotencyKey: `donation:${row.id}`,
@@ -160,7 +175,7 @@ export async function createCheckout(ctx: AppContext, req: Request, actor: Actor
       ...(monthly ? { interval: 'month' as const } : {}),
       currency: f.currency,
       line_items: lineItems,
-      metadata: metadata(row),
+      metadata: metadata(ctx, row),
       success_url: success ?? back,
       cancel_url: cancel ?? `${back}&canceled=true`,
       customer_email: row.donor_email,

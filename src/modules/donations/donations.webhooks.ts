@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
-import type { CheckoutCompleted, CheckoutFailed, DisputeClosed, DisputeOpened, PaymentEvent, PaymentFailed, PaymentSucceeded, Refunded } from '../../integrations/payments';
+import type { CheckoutCompleted, CheckoutFailed, DisputeClosed, DisputeOpened, PaymentEvent, PaymentFailed, PaymentSucceeded, ProcessorGift, Refunded } from '../../integrations/payments';
 import { lockForCounters } from '../fundraisers';
 import { processorFee, type WebhookHandler, type WebhookHandlerMap } from '../webhooks';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 import { withDisputeFees } from './donations.dispute-fees';
+import { describedByEvent, rebuildable, rebuildGift } from './donations.rebuild';
 import { settle, takeBack, type Outcome } from './donations.settle';
 import { giftCanceled } from './recurring/recurring.changes';
 import * as rrepo from './recurring/recurring.repo';
@@ -48,6 +49,8 @@ interface Prefetched {
   fee: number;
   /** The gift named by the PaymentIntent's metadata at the processor, when the event itself names none we know. */
   donationId: string | null;
+  /** The processor's description of a gift this database has no row for (started after a restore point). */
+  rebuild: ProcessorGift | null;
 }
 
 const unsettled = (d: DonationRow | undefined) => !!d && (d.status === 'pending' || d.status === 'failed');
@@ -55,28 +58,33 @@ const unsettled = (d: DonationRow | undefined) => !!d && (d.status === 'pending'
 /**
  * Processor reads before the transaction (network calls for Stripe): the gift behind a
  * PaymentIntent we have not linked yet (a dispute or refund of a Checkout gift arriving before
- * its success), and the fee, only when the event may settle a gift not yet paid.
+ * its success), the description of a gift we have no row for (the event's object carries it,
+ * else the PaymentIntent's), and the fee, only when the event may settle a gift not yet paid.
  */
 async function prefetchPayment(ctx: AppContext, event: GiftEvent): Promise<Prefetched> {
   const refs = idsOf(event);
   let d = await locate(ctx.db, event, false);
   let donationId: string | null = null;
-  if (!d && refs.pi) {
-    const ref = await ctx.payments.paymentIntentRef(refs.pi);
+  let rebuild: ProcessorGift | null = null;
+  if (!d) {
+    const named = event.ref?.kind === 'donation' ? event.ref : null;
+    const ref = describedByEvent(event) || !refs.pi ? named : ((await ctx.payments.paymentIntentRef(refs.pi)) ?? named);
     if (ref?.kind === 'donation' && ref.id) {
       donationId = ref.id;
       d = await repo.findById(ctx.db, donationId);
+      if (!d) rebuild = rebuildable(ctx, ref);
     }
   }
   const pi = refs.pi ?? d?.processor_payment_intent_id ?? null;
   const known = event.kind === 'PaymentSucceeded' ? event.fee_cents : null;
-  const fee = unsettled(d) && pi ? (known ?? (await processorFee(ctx, pi))) : 0;
-  return { fee, donationId };
+  const fee = (unsettled(d) || rebuild) && pi ? (known ?? (await processorFee(ctx, pi))) : 0;
+  return { fee, donationId, rebuild };
 }
 
 // Cleaned where it is recorded (settle, by webhooks/payment-fee.ts cleanFee).
 const feeOf = (prefetched: unknown) => (prefetched as Prefetched | undefined)?.fee ?? 0;
 const prefetchedGift = (prefetched: unknown) => (prefetched as Prefetched | undefined)?.donationId ?? null;
+const toRebuild = (prefetched: unknown) => (prefetched as Prefetched | undefined)?.rebuild ?? null;
 
 /**
  * A handler that runs on the locked gift; events that name no gift are ignored. The campaign
@@ -86,7 +94,11 @@ const prefetchedGift = (prefetched: unknown) => (prefetched as Prefetched | unde
 function onDonation<E extends GiftEvent>(run: (ctx: AppContext, trx: Knex.Transaction, d: DonationRow, event: E, fee: number) => Promise<Outcome>, settles = true): WebhookHandler<E> {
   const h: WebhookHandler<E> = async (ctx, event, trx, prefetched) => {
     const linked = prefetchedGift(prefetched);
-    const found = (await locate(trx, event, false)) ?? (linked ? await repo.findById(trx, linked) : undefined);
+    const rebuild = toRebuild(prefetched);
+    const found =
+      (await locate(trx, event, false)) ??
+      (linked ? await repo.findById(trx, linked) : undefined) ??
+      (rebuild ? await rebuildGift(ctx, trx, rebuild, idsOf(event)) : undefined);
     if (!found) return 'ignored';
     await lockForCounters(trx, found.fundraiser_id);
     const d = await repo.findById(trx, found.id, true);

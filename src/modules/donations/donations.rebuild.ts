@@ -1,0 +1,75 @@
+import type { Knex } from 'knex';
+import type { AppContext } from '../../context';
+import { processorOrigin, type PaymentEvent, type PaymentRef, type ProcessorGift } from '../../integrations/payments';
+import { findById as findFundraiser, lockForCounters } from '../fundraisers';
+import * as repo from './donations.repo';
+import type { DonationRow } from './donations.repo';
+
+/**
+ * A gift started after the point a database was restored to has no row, but the processor's
+ * objects describe it (the metadata written by donations.service.ts). Its money events rebuild the
+ * row, pending, in the transaction that then settles, refunds or disputes it as usual: the gift
+ * id is the primary key, so a duplicate or reordered event finds the row instead of making another.
+ */
+
+/**
+ * Whether the event's own object describes its gift as well as the PaymentIntent would: a
+ * Checkout Session, or a one-time PaymentIntent (a charge's or a Checkout PaymentIntent's metadata
+ * lacks the address, the session or the time the gift was started: the port is asked instead).
+ */
+export function describedByEvent(e: PaymentEvent): boolean {
+  const gift = e.ref?.kind === 'donation' ? e.ref.gift : undefined;
+  if (!gift) return false;
+  return e.kind === 'CheckoutCompleted' || e.kind === 'CheckoutFailed' || (e.kind === 'PaymentSucceeded' && gift.method === 'payment_intent');
+}
+
+/**
+ * The description to rebuild from, read before the transaction: only a complete one written by
+ * this deployment (a test-mode processor account may be shared by several environments).
+ */
+export function rebuildable(ctx: AppContext, ref: PaymentRef | null | undefined): ProcessorGift | null {
+  const gift = ref?.kind === 'donation' ? ref.gift : undefined;
+  if (!gift) return null;
+  if (gift.origin !== processorOrigin(ctx.config.PUBLIC_URL)) {
+    ctx.log.info({ donationId: gift.donation_id, origin: gift.origin }, 'processor gift of another deployment; not rebuilt');
+    return null;
+  }
+  return gift;
+}
+
+/**
+ * The rebuilt row (or the one a concurrent event made first), with the campaign row locked
+ * first as every settlement locks it; undefined when the campaign does not exist here.
+ */
+export async function rebuildGift(ctx: AppContext, trx: Knex.Transaction, g: ProcessorGift, ids: { pi: string | null; cs: string | null }): Promise<DonationRow | undefined> {
+  await lockForCounters(trx, g.fundraiser_id);
+  if (!(await findFundraiser(trx, g.fundraiser_id))) return undefined;
+  // An account made after the restore point is not here either: the gift counts by its address.
+  const user = g.donor_user_id ? await trx('users').where({ id: g.donor_user_id }).first('id') : undefined;
+  const inserted = await trx('donations')
+    .insert({
+      id: g.donation_id,
+      fundraiser_id: g.fundraiser_id,
+      donor_user_id: user ? g.donor_user_id : null,
+      donor_email: g.donor_email,
+      donor_name: g.donor_name,
+      anonymous: g.anonymous,
+      message: null,
+      referral_code: g.referral_code,
+      amount_cents: g.amount_cents,
+      tip_cents: g.tip_cents,
+      currency: g.currency,
+      status: 'pending',
+      method: g.method,
+      processor_payment_intent_id: ids.pi,
+      processor_checkout_session_id: ids.cs ?? g.checkout_session_id,
+      receipt_id: g.receipt_id,
+      locale: g.locale,
+      ...(g.created ? { created_at: g.created } : {}),
+    })
+    .onConflict()
+    .ignore()
+    .returning('id');
+  if (inserted.length) ctx.log.info({ donationId: g.donation_id, fundraiserId: g.fundraiser_id }, 'gift rebuilt from the processor');
+  return repo.findById(trx, g.donation_id);
+}
