@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The public read cache (src/http/read-cache.ts) drops what a committed change makes stale on
+ * The public read cache (src/http/read-cache/read-cache.ts) drops what a committed change makes stale on
  * every instance: these triggers send `NOTIFY read_cache, '<fundraiser id>'` in the transaction
  * of every write that changes what a campaign's reads show (edits, status and visibility,
  * deletes, money counters and 24-hour buckets as gifts settle or are refunded, translations).

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EXAMPLES_FILE, type OperationExample } from '../src/http/openapi-examples';
+import { EXAMPLES_FILE, type OperationExample } from '../src/http/openapi/openapi-examples';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-examples-'));
 const jest = spawnSync(

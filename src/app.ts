@@ -6,11 +6,11 @@ import helmet from 'helmet';
 import type { AppContext } from './context';
 import { addVary } from './http/caching';
 import { buildRouteHandlers, type RouteModule } from './http/define-routes';
-import { FastHits } from './http/fast-hit';
+import { FastHits } from './http/read-cache/fast-hit';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { csrfProtection } from './http/csrf';
 import { EXPOSED_HEADERS, partnerCors } from './http/cors';
-import { buildOpenApi } from './http/openapi';
+import { buildOpenApi } from './http/openapi/openapi';
 import { createLimiters, globalSkipper, type Limiters } from './http/rate-limits';
 import { assertUnambiguous, orderRoutes } from './http/route-table';
 import { requestLogging } from './infra/logger';
@@ -164,7 +164,7 @@ function rawBodyPathsOf(modules: RouteModule[]): Set<string> {
 }
 
 /**
- * Puts the read cache's fast path (http/fast-hit.ts) in front of Express: a request it does not
+ * Puts the read cache's fast path (http/read-cache/fast-hit.ts) in front of Express: a request it does not
  * answer goes to Express's own handle unchanged. The prototypes are set first, as handle does,
  * so the fast path reads `req.ip` as the routes do (a no-op for a server from app.listen).
  */

@@ -68,7 +68,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 100kb or 1mb').default('1mb'),
   RUN_JOBS: bool.default(true),
-  // The in-process read cache of the hot guest reads (src/http/read-cache.ts); default on, off under NODE_ENV=test.
+  // The in-process read cache of the hot guest reads (src/http/read-cache/read-cache.ts); default on, off under NODE_ENV=test.
   READ_CACHE: bool.optional(),
   /** Bearer token GET /metrics requires; unset, /metrics answers loopback clients only. */
   METRICS_TOKEN: z.string().min(16, 'use at least 16 characters').optional(),
@@ -148,6 +148,8 @@ const schema = z.object({
   // time to notice), then stops accepting and gives requests and jobs in flight SHUTDOWN_TIMEOUT_MS.
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(25_000),
+  // Open live streams (GET /fundraisers/{id}/live) one API process serves; 503 with Retry-After beyond.
+  LIVE_MAX_STREAMS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   // Bounds of the in-process cache (used when REDIS_URL is unset, and while Redis is unreachable).
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
   CACHE_MAX_MB: z.coerce.number().int().min(1).max(100_000).default(32),

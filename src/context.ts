@@ -4,7 +4,7 @@ import type { Db } from './db/knex';
 import type { Replicas } from './db/replicas';
 import type { FlagService } from './http/flags';
 import type { Cache } from './infra/cache';
-import type { ReadCache } from './http/read-cache';
+import type { ReadCache } from './http/read-cache/read-cache';
 import type { Lifecycle } from './http/lifecycle';
 import type { Logger } from './infra/logger';
 import type { JobWorker } from './infra/jobs';

@@ -10,7 +10,7 @@ export interface Bucket {
  * The in-process rate-limit store (used when REDIS_URL is unset): express-rate-limit's
  * MemoryStore semantics (a fixed window per client from its first hit; clients unseen for a
  * window are forgotten), plus `hit`, a synchronous increment for the read cache's fast path
- * (src/http/fast-hit.ts) that shares the same buckets. A bucket is one small object with a number
+ * (src/http/read-cache/fast-hit.ts) that shares the same buckets. A bucket is one small object with a number
  * for its reset: no Date and no promise per new client address, which every guest hit from a new
  * address paid in MemoryStore.
  */

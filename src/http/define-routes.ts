@@ -7,10 +7,10 @@ import { hasSessionCookie } from './cookies';
 import { actorOf } from './credentials';
 import { ApiError, validationError } from './errors';
 import { beginIdempotent, idempotencyApplies, keyOf } from './idempotency';
-import { captureExample, recordingExamples } from './openapi-examples';
+import { captureExample, recordingExamples } from './openapi/openapi-examples';
 import type { Limiter, Limiters, SharedLimiterName } from './rate-limits';
-import { markReadCached } from './read-cache-routes';
-import type { FastHits } from './fast-hit';
+import { markReadCached } from './read-cache/read-cache-routes';
+import type { FastHits } from './read-cache/fast-hit';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -62,7 +62,7 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
    */
   skipGlobalLimiter?: boolean;
   /**
-   * The route answers guests through the read cache (src/http/read-cache.ts). Only a route that
+   * The route answers guests through the read cache (src/http/read-cache/read-cache.ts). Only a route that
    * declares it may use the cache (ReadCache refuses others), and test/api/read-cache-sources.test.ts
    * runs every such route and checks that each table its SQL reads notifies the cache on commit.
    */
@@ -94,6 +94,11 @@ export interface RouteDef<P = any, Q = any, B = any, A extends AuthRule = AuthRu
   alsoAnswers?: Record<number, string>;
   /** Documented error statuses beyond the defaults (400/401/403/404/429/500 as applicable). */
   errors?: number[];
+  /**
+   * Error statuses a page route answers with a page of its `produces` type instead of the Error
+   * JSON (the embeddable widget's 404 page, which names nothing); documented so.
+   */
+  pageErrors?: number[];
   /**
    * For a route that answers its errors in another protocol's shape (the Cognito endpoint's
    * `{ __type, message }`): the statuses it uses, its media type and schema, documented in place

@@ -199,7 +199,7 @@ export function httpMetrics(): RequestHandler {
 
 /**
  * httpMetrics' record of one answer given outside Express (the read cache's fast path,
- * src/http/fast-hit.ts): timed from `start` (process.hrtime.bigint()) to now, under the route's
+ * src/http/read-cache/fast-hit.ts): timed from `start` (process.hrtime.bigint()) to now, under the route's
  * label as routeOf gives it. Answered within one tick, so it never shows in the in-flight gauge.
  */
 export function observeAnswer(method: string, route: string, status: number, start: bigint): void {

@@ -9,7 +9,7 @@ import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { until } from '../helpers/processes';
 
 /**
- * The read cache's fast path (src/http/fast-hit.ts) answers a guest hit before Express with what
+ * The read cache's fast path (src/http/read-cache/fast-hit.ts) answers a guest hit before Express with what
  * the full path answers: the same requests to an app with it and one without (same context, so
  * the same cache entries; each app its own limiter buckets) must get the same status, headers
  * (in the same order; only Date and the generated request id differ) and body bytes.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { RouteDef } from '../../src/http/define-routes';
 import { idempotencyApplies } from '../../src/http/idempotency';
-import { buildOpenApi } from '../../src/http/openapi';
+import { buildOpenApi } from '../../src/http/openapi/openapi';
 import { SECRET_REDACTED } from '../../src/http/secret-fields';
 import { up as redactStoredSecrets } from '../../migrations/20261127060100_redact_idempotent_secrets';
 import { modulesFor } from '../../src/modules';

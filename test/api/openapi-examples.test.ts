@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import { exampleKey, loadExamples } from '../../src/http/openapi-examples';
+import { exampleKey, loadExamples } from '../../src/http/openapi/openapi-examples';
 import { modulesFor } from '../../src/modules';
 
 /**

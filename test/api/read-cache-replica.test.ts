@@ -2,8 +2,8 @@ import express from 'express';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { prepareAnswer } from '../../src/http/caching';
-import { ReadCache, type ReadOutcome } from '../../src/http/read-cache';
-import { markReadCached } from '../../src/http/read-cache-routes';
+import { ReadCache, type ReadOutcome } from '../../src/http/read-cache/read-cache';
+import { markReadCached } from '../../src/http/read-cache/read-cache-routes';
 import { createLogger } from '../../src/infra/logger';
 import { until } from '../helpers/processes';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { ReadCache } from '../../src/http/read-cache';
+import { ReadCache } from '../../src/http/read-cache/read-cache';
 import { createLogger } from '../../src/infra/logger';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { authHeaders, createUser, type TestUser } from '../helpers/auth';

@@ -1,6 +1,6 @@
 import type { AddressInfo, Server } from 'node:net';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { exampleKey, loadExamples } from '../../src/http/openapi-examples';
+import { exampleKey, loadExamples } from '../../src/http/openapi/openapi-examples';
 import { closeDb, createTestApp } from '../helpers/app';
 import { DESKTOP, describeWithBrowser, HAS_CHROMIUM, launchChromium, openContext, PHONE, watchProblems, widthsOf } from '../helpers/browser';
 

@@ -4,7 +4,7 @@ import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../src/http/define-routes';
-import { buildOpenApi } from '../../src/http/openapi';
+import { buildOpenApi } from '../../src/http/openapi/openapi';
 import { modulesFor } from '../../src/modules';
 
 // Every shipped table, the sandbox processor's pages included (mounted when no STRIPE_SECRET_KEY is set).

@@ -5,7 +5,7 @@ import type { AppContext } from '../../src/context';
 import type { Actor } from '../../src/http/actor';
 import { buildRouteHandlers, defineRoutes, idParams, route, type RouteDef } from '../../src/http/define-routes';
 import { ApiError, errorHandler } from '../../src/http/errors';
-import { buildOpenApi } from '../../src/http/openapi';
+import { buildOpenApi } from '../../src/http/openapi/openapi';
 import { policyResult, type SignedInPolicy } from '../../src/http/policy-result';
 import type { Limiters } from '../../src/http/rate-limits';
 import { modules } from '../../src/modules';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Request, Response } from 'express';
 import type { ZodType } from 'zod';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../project-root';
+import { PROJECT_ROOT } from '../../project-root';
 
 /**
  * Examples for the OpenAPI document, recorded from the test suite's own successful calls

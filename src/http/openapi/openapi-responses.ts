@@ -1,9 +1,9 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import type { LimiterUse, RouteDef, RouteModule } from './define-routes';
-import { idempotencyApplies } from './idempotency';
+import type { LimiterUse, RouteDef, RouteModule } from '../define-routes';
+import { idempotencyApplies } from '../idempotency';
 import type { OperationExample } from './openapi-examples';
-import { withRedactedReplay } from './secret-fields';
+import { withRedactedReplay } from '../secret-fields';
 
 const errorSchema = z
   .object({
@@ -136,7 +136,7 @@ export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, 
   }
   const hasInput = Boolean(r.params || r.query || r.body || r.consumes);
   // 400 on every operation: bad input, or at least an unreadable body (UNREADABLE_BODY).
-  const errs = new Set<number>([...(r.errors ?? []), 400, 500]);
+  const errs = new Set<number>([...(r.errors ?? []), ...(r.pageErrors ?? []), 400, 500]);
   if ((r.body || r.consumes) && !r.rawBody) errs.add(415);
   if (r.auth !== 'none' && r.auth !== 'optional') errs.add(401);
   if (typeof r.auth === 'object' || r.auth === 'session-only' || r.flag) errs.add(403);
@@ -147,7 +147,10 @@ export function responsesOf(mod: RouteModule, r: RouteDef, withSchema: boolean, 
   }
   for (const s of [...errs].sort()) {
     const description = s === 400 && !hasInput && !r.errors?.includes(400) ? UNREADABLE_BODY : (STATUS_TEXT[s] ?? 'Error');
-    responses[s] = { description, content: { 'application/json': { schema: s === 429 ? tooManySchema : errorSchema } } };
+    const page = r.pageErrors?.includes(s) ? mediaTypesOf(r) : [];
+    responses[s] = page.length
+      ? { description: `${description}: a page, not the Error body`, content: Object.fromEntries(page.map((t) => [t, { schema: { type: 'string' as const } }])) }
+      : { description, content: { 'application/json': { schema: s === 429 ? tooManySchema : errorSchema } } };
   }
   responses.default = { description: OTHER_ERRORS, content: { 'application/json': { schema: errorSchema } } };
   return responses;

@@ -1,11 +1,11 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z, type ZodType } from 'zod';
-import type { RouteDef, RouteModule } from './define-routes';
-import { idempotencyApplies } from './idempotency';
+import type { RouteDef, RouteModule } from '../define-routes';
+import { idempotencyApplies } from '../idempotency';
 import { exampleKey, loadExamples } from './openapi-examples';
 import { limiterNamesOf, responsesOf } from './openapi-responses';
 import { orderByTags } from './openapi-tags';
-import { secretFieldsNote } from './secret-fields';
+import { secretFieldsNote } from '../secret-fields';
 
 export const API_VERSION = '3.1.2';
 

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { sendPrepared, type PreparedAnswer } from './caching';
+import { sendPrepared, type PreparedAnswer } from '../caching';
 
 /**
  * The headers of one cached answer exactly as the full path writes them (names, values, order),

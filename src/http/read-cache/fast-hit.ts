@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
-import { assignRequestId, logAnswered, type Logger } from '../infra/logger';
-import { observeAnswer, routeOf } from '../infra/metrics';
-import { ifNoneMatchHits, type PreparedAnswer } from './caching';
-import { clientIp } from './client-ip';
-import { CountingStore } from './counting-store';
+import { assignRequestId, logAnswered, type Logger } from '../../infra/logger';
+import { observeAnswer, routeOf } from '../../infra/metrics';
+import { ifNoneMatchHits, type PreparedAnswer } from '../caching';
+import { clientIp } from '../client-ip';
+import { CountingStore } from '../counting-store';
 import { templateOf, type HeaderTemplate } from './fast-hit-headers';
-import { counterOf, type LimiterCounter } from './rate-limits';
+import { counterOf, type LimiterCounter } from '../rate-limits';
 import type { ReadCache } from './read-cache';
 import type { FastTicket } from './read-cache-routes';
 

@@ -1,5 +1,5 @@
 /**
- * The read cache's log of invalidations (src/http/read-cache.ts): a sequence number bumped by
+ * The read cache's log of invalidations (src/http/read-cache/read-cache.ts): a sequence number bumped by
  * every one, and the last 256 kept, so a fill can tell whether what it shows changed while it ran.
  */
 interface Change {

@@ -1,5 +1,5 @@
 /**
- * Which cached keys show which campaign (src/http/read-cache.ts): a change to a campaign reaches
+ * Which cached keys show which campaign (src/http/read-cache/read-cache.ts): a change to a campaign reaches
  * its own entries and every list-like entry (those showing no single campaign), without a scan.
  */
 export class KeyIndex {

@@ -1,4 +1,4 @@
-import { recordCache } from '../infra/metrics';
+import { recordCache } from '../../infra/metrics';
 import type { ReadCache, ReadCacheEvent } from './read-cache';
 
 const HIT_EVENTS: ReadonlySet<ReadCacheEvent> = new Set(['hit', 'stale_hit', 'viewer_hit']);

@@ -9,7 +9,7 @@ import type { Request, Response } from 'express';
 const MARK = Symbol('readCached');
 
 /**
- * How a route's guest reads teach the fast path (src/http/fast-hit.ts) which cache key a URL
+ * How a route's guest reads teach the fast path (src/http/read-cache/fast-hit.ts) which cache key a URL
  * reads: the read cache calls `learn` with the key the route's handler worked out.
  */
 export interface FastTicket {

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { PreparedAnswer } from './caching';
+import type { PreparedAnswer } from '../caching';
 
 /** One cached answer (defined here, beside the shared layer that stores it, so read-cache.ts imports this file one way). */
 export interface Entry {

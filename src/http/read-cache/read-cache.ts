@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { LRUCache } from 'lru-cache';
-import { InvalidationListener } from '../infra/invalidation';
-import { sendPrepared, type PreparedAnswer } from './caching';
+import { InvalidationListener } from '../../infra/invalidation';
+import { sendPrepared, type PreparedAnswer } from '../caching';
 import type { ReadCacheEvent, ReadCacheOptions, ReadOutcome } from './read-cache.types';
 import { assertReadCached } from './read-cache-routes';
 import { SharedLayer, type Entry } from './read-cache-shared';

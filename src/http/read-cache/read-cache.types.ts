@@ -1,9 +1,9 @@
 import type Redis from 'ioredis';
 import type pg from 'pg';
-import type { Logger } from '../infra/logger';
-import type { PreparedAnswer } from './caching';
+import type { Logger } from '../../infra/logger';
+import type { PreparedAnswer } from '../caching';
 
-// What the read cache serves and counts, and how it is set up (src/http/read-cache.ts).
+// What the read cache serves and counts, and how it is set up (src/http/read-cache/read-cache.ts).
 
 export type ReadCacheEvent = 'hit' | 'stale_hit' | 'viewer_hit' | 'miss' | 'bypass' | 'shared_hit' | 'invalidation';
 

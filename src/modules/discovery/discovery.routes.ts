@@ -1,6 +1,6 @@
 import { defineRoutes, route } from '../../http/define-routes';
 import { prepareAnswer, sendPrepared } from '../../http/caching';
-import type { ReadOutcome } from '../../http/read-cache';
+import type { ReadOutcome } from '../../http/read-cache/read-cache';
 import { onDb } from '../../db/read-context';
 import { ApiError } from '../../http/errors';
 import { lookupZip } from '../../integrations/geo';

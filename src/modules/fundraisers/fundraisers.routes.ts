@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { AppContext } from '../../context';
 import type { Actor } from '../../http/actor';
 import { PUBLIC_READ_MAX_AGE, prepareAnswer, sendPrepared, type PreparedAnswer } from '../../http/caching';
-import type { ReadOutcome } from '../../http/read-cache';
+import type { ReadOutcome } from '../../http/read-cache/read-cache';
 import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { notFound } from '../../http/errors';
 import type { Db } from '../../db/knex';
