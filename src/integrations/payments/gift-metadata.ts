@@ -108,9 +108,9 @@ function emailOf(o: Obj): string | null {
   return (text(o.receipt_email) ?? details ?? text(o.customer_email) ?? billing)?.toLowerCase() ?? null;
 }
 
-/** The gift a processor object (its metadata and own fields) describes; null when it describes none completely. */
-export function giftOf(donationId: string, o: Obj): ProcessorGift | null {
-  const d = isObj(o.metadata) ? readGiftMetadata(o.metadata) : null;
+/** The gift an object's metadata describes, with the object's own facts; null when it describes none completely. */
+export function giftOf(donationId: string, metadata: Obj, o: Obj): ProcessorGift | null {
+  const d = readGiftMetadata(metadata);
   if (!d) return null;
   const created = typeof o.created === 'number' && Number.isFinite(o.created) ? new Date(o.created * 1000) : null;
   const session = o.object === 'checkout.session' ? text(o.id) : null;

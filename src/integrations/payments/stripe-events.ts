@@ -34,7 +34,7 @@ export function refOf(metadata: unknown, object?: Obj): PaymentRef | null {
   if (!(kind in KINDS)) return { kind: 'other', id: null };
   const raw = metadata[KINDS[kind as PaymentKind]];
   const id = typeof raw === 'string' && UUID.test(raw) ? raw : null;
-  const gift = kind === 'donation' && id && object ? giftOf(id, object) : null;
+  const gift = kind === 'donation' && id && object ? giftOf(id, metadata, object) : null;
   return gift ? { kind: 'donation', id, gift } : { kind: kind as PaymentKind, id };
 }
 
