@@ -27,6 +27,7 @@ import dmca from './dmca/dmca.module';
 import docs from './docs/docs.module';
 import donations from './donations/donations.module';
 import donorReads from './donor-reads/donor-reads.module';
+import embed from './embed/embed.module';
 import endorsements from './endorsements/endorsements.module';
 import features from './features/features.module';
 import feed from './feed/feed.module';
@@ -82,7 +83,7 @@ const MODULES = [
   ledger, donations, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
   ambassadors, team, trust, readiness, organizations, follows, feed, blocks, reports, preferences, updates,
   milestones, communities, media, achievements, shareImages, aiCovers, gifs, dmca, comments, webhookEndpoints, audit,
-  privacy, reconciliation, backups, sandbox,
+  privacy, reconciliation, backups, embed, sandbox,
 ] as const;
 
 // Compile-time: every type a module adds to NotificationTypeRegistry is declared (with its

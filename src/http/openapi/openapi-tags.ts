@@ -7,6 +7,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'fundraisers', description: 'Campaigns: create, edit, publish, read by id or slug, list and filter.' },
   { name: 'discovery', description: 'Categories, cities, ZIP and `near` lookups, platform stats.' },
   { name: 'donations', description: 'Gifts through Stripe Checkout or a PaymentIntent, their outcome for the return page, receipts and recent gifts.' },
+  { name: 'embed', description: 'The embeddable campaign widget, outside /api/v1: a page for an iframe on any site, and the `<campaign-widget>` element that shows it.' },
   { name: 'tips', description: 'Tips to the platform, on their own or on top of a gift.' },
   { name: 'payouts', description: 'Creator earnings, connected processor accounts and payouts.' },
   { name: 'webhook-endpoints', description: 'Outbound webhooks for integrations: endpoints, signed deliveries (Standard Webhooks), delivery log and retries.' },

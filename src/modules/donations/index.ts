@@ -3,3 +3,4 @@
 export { recordSettledGift, type SettledGift } from './donations.offline';
 export { settledGiftCount } from './donations.counts';
 export { journalGiftsAfter, journalHead, publicGift, pruneJournal, type JournalGift, type PublicGift } from './public-gifts';
+export { latestPublicGifts } from './latest-gifts';
