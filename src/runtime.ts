@@ -7,6 +7,7 @@ import { registerJobs } from './jobs';
 import { createLogger } from './infra/logger';
 import { createRedis } from './infra/redis';
 import { trackInFlight } from './http/graceful-close';
+import { closeLiveStreams } from './modules/live';
 import { shutdownTracing } from './tracing';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -63,6 +64,8 @@ export async function runProcess(
       // The balancer's time to see /readyz 503 and stop sending: requests are still served meanwhile.
       if (drainMs > 0) await new Promise((r) => setTimeout(r, drainMs));
       log.info({ process: name }, 'stopping: no new connections; finishing requests in flight');
+      // Live streams never finish on their own: they end first, and their clients reconnect elsewhere.
+      if (ctx) await step('live streams', () => closeLiveStreams(ctx!));
       await step('http', () => http!.close(budgetMs));
     }
     await jobs;

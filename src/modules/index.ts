@@ -38,6 +38,7 @@ import health from './health/health.module';
 import idp from './idp/idp.module';
 import leaderboard from './leaderboard/leaderboard.module';
 import ledger from './ledger/ledger.module';
+import live from './live/live.module';
 import localIdp from './local-idp/local-idp.module';
 import me from './me/me.module';
 import media from './media/media.module';
@@ -80,7 +81,7 @@ const MODULES = [
   fundraisers({ giftsByChannel, giftImpact }),
   adminReview, webhooks,
   notifications((ctx, userId) => campaignUpdatesFeed.unreadCount(ctx, userId)),
-  ledger, donations, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
+  ledger, donations, live, tips, donorReads, payouts, profiles, endorsements, leaderboard, referrals, activity, search,
   ambassadors, team, trust, readiness, organizations, follows, feed, blocks, reports, preferences, updates,
   milestones, communities, media, achievements, shareImages, aiCovers, gifs, dmca, comments, webhookEndpoints, audit,
   privacy, reconciliation, backups, embed, sandbox,

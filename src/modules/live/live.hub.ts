@@ -1,0 +1,214 @@
+import type { AppContext } from '../../context';
+import { journalGiftsAfter, journalHead } from '../donations';
+import { LiveListener } from './live.listener';
+import { campaignState, closingReason, sseEvent } from './live.reads';
+import type { BatchPart, Viewer } from './live.viewer';
+import { directConnection } from '../../infra/db-endpoints';
+
+/** At most one write per campaign per this many ms (every event since the last one goes in it). */
+export const TICK_MS = 250;
+/** A comment line this often keeps proxies from closing a quiet stream. */
+export const HEARTBEAT_MS = 15_000;
+const GIFTS_PER_READ = 500;
+
+/** Everything one process sends about one campaign: one subscription, many viewers. */
+interface Channel {
+  id: string;
+  viewers: Set<Viewer>;
+  /** The journal position of the last gift this process has sent to this campaign's viewers. */
+  cursor: bigint;
+  gifts: boolean;
+  changed: boolean;
+  lastProgress: string;
+  lastFlush: number;
+  timer: NodeJS.Timeout | null;
+  busy: boolean;
+  /** Set up once (LISTEN in effect, then the journal's head read), shared by concurrent joins. */
+  ready: Promise<void>;
+}
+
+/**
+ * The process's live streams (docs/integrators/live-stream.md): viewers grouped by campaign, one
+ * LISTEN session for the whole process, and per campaign one database read and one write per
+ * viewer per tick, however many gifts the tick holds.
+ */
+export class LiveHub {
+  private readonly channels = new Map<string, Channel>();
+  private readonly byAddress = new Map<string, number>();
+  private readonly listener: LiveListener;
+  private readonly heartbeat: NodeJS.Timeout;
+  private closed = false;
+  /** Streams open or being opened in this process. */
+  open = 0;
+
+  constructor(private readonly ctx: AppContext) {
+    this.listener = new LiveListener(
+      directConnection(ctx.db),
+      {
+        gift: (id) => this.poke(this.channels.get(id), true),
+        change: (id) => {
+          if (id === null) for (const ch of this.channels.values()) this.poke(ch, false);
+          else this.poke(this.channels.get(id), false);
+        },
+        // Whatever committed while nobody listened is read now (by journal position, so nothing twice).
+        up: () => {
+          for (const ch of this.channels.values()) this.poke(ch, true);
+        },
+      },
+      ctx.log,
+    );
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  openFrom(address: string): number {
+    return this.byAddress.get(address) ?? 0;
+  }
+
+  /** Counts a stream against the limits before any database work (undone by `leave`). */
+  reserve(address: string): void {
+    this.open += 1;
+    this.byAddress.set(address, this.openFrom(address) + 1);
+  }
+
+  release(address: string): void {
+    this.open -= 1;
+    const n = this.openFrom(address) - 1;
+    if (n > 0) this.byAddress.set(address, n);
+    else this.byAddress.delete(address);
+  }
+
+  /** Whether the process can serve streams now (its LISTEN session is up). */
+  listening(timeoutMs = 5_000): Promise<boolean> {
+    return this.listener.ready(timeoutMs);
+  }
+
+  /**
+   * Adds a viewer to its campaign's channel and answers the position it starts after: nothing
+   * the channel sends later is at or before it, and nothing after it is missed.
+   */
+  async join(id: string, viewer: Viewer): Promise<bigint> {
+    let ch = this.channels.get(id);
+    if (!ch) {
+      const fresh: Channel = {
+        id, viewers: new Set(), cursor: 0n, gifts: false, changed: false, lastProgress: '', lastFlush: 0, timer: null, busy: false, ready: Promise.resolve(),
+      };
+      // LISTEN first, then the head: a gift committed after the head was read is notified.
+      fresh.ready = (async () => {
+        if (!(await this.listener.ready(5_000))) throw new Error('live listener is not listening');
+        fresh.cursor = BigInt(await journalHead(this.ctx.db, id));
+      })();
+      this.channels.set(id, (ch = fresh));
+      fresh.ready.catch(() => this.channels.get(id) === fresh && fresh.viewers.size === 0 && this.channels.delete(id));
+    }
+    ch.viewers.add(viewer);
+    try {
+      await ch.ready;
+    } catch (err) {
+      this.leave(id, viewer);
+      throw err;
+    }
+    return ch.cursor;
+  }
+
+  leave(id: string, viewer: Viewer): void {
+    const ch = this.channels.get(id);
+    if (!ch || !ch.viewers.delete(viewer) || ch.viewers.size > 0) return;
+    if (ch.timer) clearTimeout(ch.timer);
+    this.channels.delete(id);
+  }
+
+  private poke(ch: Channel | undefined, gifts: boolean): void {
+    if (!ch) return;
+    if (gifts) ch.gifts = true;
+    // A settled gift changes the figures too, whichever table the counters live in.
+    ch.changed = true;
+    this.schedule(ch);
+  }
+
+  private schedule(ch: Channel): void {
+    if (ch.timer || ch.busy || this.closed) return;
+    ch.timer = setTimeout(() => void this.flush(ch), Math.max(0, ch.lastFlush + TICK_MS - Date.now()));
+  }
+
+  /** One tick: the new gifts and the figures if they moved, as one write to each viewer. */
+  private async flush(ch: Channel): Promise<void> {
+    ch.timer = null;
+    ch.busy = true;
+    const parts: BatchPart[] = [];
+    const closing = new Map<Viewer, string>();
+    try {
+      await ch.ready;
+      while (ch.gifts) {
+        ch.gifts = false;
+        const gifts = await journalGiftsAfter(this.ctx.db, ch.id, ch.cursor.toString(), { limit: GIFTS_PER_READ });
+        for (const g of gifts) {
+          const { id, amount_cents, currency, donor_name, created_at } = g.gift;
+          parts.push({ seq: BigInt(g.seq), text: sseEvent('donation', { id, amount_cents, currency, donor_name, created_at }, g.seq) });
+        }
+        if (gifts.length > 0) ch.cursor = BigInt(gifts[gifts.length - 1]!.seq);
+        if (gifts.length === GIFTS_PER_READ) ch.gifts = true;
+      }
+      if (ch.changed) {
+        ch.changed = false;
+        const state = await campaignState(this.ctx.db, ch.id);
+        const progress = state ? JSON.stringify(state.progress) : ch.lastProgress;
+        if (state && progress !== ch.lastProgress) parts.push({ text: `event: progress\ndata: ${progress}\n\n` });
+        ch.lastProgress = progress;
+        for (const v of ch.viewers) {
+          const reason = closingReason(state, v.actor);
+          if (reason) closing.set(v, sseEvent('closed', { reason }));
+        }
+      }
+    } catch (err) {
+      this.ctx.log.warn({ err, fundraiserId: ch.id }, 'live streams: tick failed; trying again');
+      ch.gifts = true;
+      ch.changed = true;
+    } finally {
+      ch.busy = false;
+    }
+    const whole = parts.map((p) => p.text).join('');
+    // Counted from the write, so writes (not just reads) are TICK_MS apart however long the reads took.
+    if (parts.length > 0 || closing.size > 0) ch.lastFlush = Date.now();
+    for (const v of ch.viewers) {
+      v.send(parts, whole);
+      const last = closing.get(v);
+      if (last !== undefined) v.end(last);
+    }
+    if (ch.gifts || ch.changed) this.schedule(ch);
+  }
+
+  private beat(): void {
+    for (const ch of this.channels.values()) for (const v of ch.viewers) v.write(':\n\n');
+  }
+
+  /** Graceful stop: every stream ends now (clients reconnect, to another process), no new one opens. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    for (const ch of this.channels.values()) {
+      if (ch.timer) clearTimeout(ch.timer);
+      for (const v of ch.viewers) v.end();
+    }
+    this.channels.clear();
+    await this.listener.close();
+  }
+
+  get closing(): boolean {
+    return this.closed;
+  }
+}
+
+const hubs = new WeakMap<AppContext, LiveHub>();
+
+/** The hub of the process (one per app context), made on first use. */
+export function liveHub(ctx: AppContext): LiveHub {
+  let hub = hubs.get(ctx);
+  if (!hub) hubs.set(ctx, (hub = new LiveHub(ctx)));
+  return hub;
+}
+
+/** Ends every live stream of the context (graceful stop), if it ever had any. */
+export async function closeLiveStreams(ctx: AppContext): Promise<void> {
+  await hubs.get(ctx)?.close();
+}
