@@ -69,7 +69,7 @@ describe('earning achievements', () => {
     for (let i = 0; i < 10; i++) await createGift(db, { fundraiserId: f.id, amount: 100 });
     await settle();
     expect(kindsOf((await list(owner.id)).body)).toEqual(['donors_10']);
-    await db('fundraisers').where({ id: f.id }).update({ donor_count: 99 });
+    await db('fundraiser_counter_shards').insert({ fundraiser_id: f.id, shard: 99, donor_count: 89 });
     await createGift(db, { fundraiserId: f.id, amount: 100 });
     await settle();
     expect(kindsOf((await list(owner.id)).body)).toEqual(['donors_10', 'donors_100']);

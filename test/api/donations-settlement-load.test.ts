@@ -195,7 +195,7 @@ describe('settlement under load', () => {
     expect(statusCounts).toEqual({ paid: GIFTS - refundedGifts, refunded: refundedGifts });
 
     const want = expected(plans);
-    const rows = await db('fundraisers').whereIn('id', [...want.keys()]).select('id', 'raised_cents', 'tips_cents', 'donation_count', 'donor_count');
+    const rows = await db('fundraiser_counters').whereIn('id', [...want.keys()]).select('id', 'raised_cents', 'tips_cents', 'donation_count', 'donor_count');
     for (const r of rows) {
       const e = want.get(r.id)!;
       expect({ id: r.id, raised: Number(r.raised_cents), tips: Number(r.tips_cents), count: r.donation_count, donors: r.donor_count })

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(closeDb);
 
 const row = (id: string) => testDb()('donations').where({ id }).first();
-const campaign = (id: string) => testDb()('fundraisers').where({ id }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count', 'goal_reached_at');
+const campaign = (id: string) => testDb()('fundraiser_counters').where({ id }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count', 'goal_reached_at');
 const ledgerOf = (donationId: string) => testDb()('ledger_entries').where({ donation_id: donationId });
 
 async function expectClean() {

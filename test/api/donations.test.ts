@@ -287,7 +287,7 @@ describe('campaign totals and money rules', () => {
     const g = await startGift(t, f.id, 1_000);
     await deliver(t, piSucceeded(g));
     await deliver(t, chargeRefunded(g, 1_000));
-    expect((await testDb()('fundraisers').where({ id: f.id }).first()).raised_cents).toBe(0);
+    expect((await testDb()('fundraiser_counters').where({ id: f.id }).first()).raised_cents).toBe(0);
     const h = await authHeaders(t, owner);
     const del = await request(t.app).delete(`/api/v1/fundraisers/${f.id}`).set(h);
     expect(del.status).toBe(400);

@@ -17,7 +17,7 @@ const t = createTestApp({ env: { SANDBOX_PAYOUT_DELAY_S: '0' } });
 serveForSandbox(t);
 afterAll(closeDb);
 
-const campaign = (id: string) => testDb()('fundraisers').where({ id }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count');
+const campaign = (id: string) => testDb()('fundraiser_counters').where({ id }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count');
 
 async function confirm(pi: string, outcome: 'failed' | 'succeeded') {
   const res = await request(t.app).post(`/sandbox/payment-intents/${pi}/confirm`).send({ outcome });

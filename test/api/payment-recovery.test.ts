@@ -28,7 +28,7 @@ async function snapshot(fundraiserId: string) {
   await t.runJobs();
   const count = async (table: string) => Number((await db()(table).count<{ n: string }[]>({ n: '*' }))[0]!.n);
   return {
-    fundraiser: await db()('fundraisers').where({ id: fundraiserId }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count'),
+    fundraiser: await db()('fundraiser_counters').where({ id: fundraiserId }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count'),
     donations: await db()('donations').where({ fundraiser_id: fundraiserId }).orderBy('id').select('id', 'status', 'refunded_cents', 'processor_fee_cents'),
     ledger_entries: await count('ledger_entries'),
     events: await count('events'),
@@ -77,7 +77,7 @@ describe('payment recovery with the sandbox deliveries off', () => {
     expect(rows.find((d) => d.id === cancelled.body.data.donation_id)!.status).toBe('failed');
     // The fee comes from the processor as a webhook's would (2.9% + 30 cents in the sandbox).
     expect(rows.find((d) => d.id === paid.body.data.donation_id)!.processor_fee_cents).toBe(Math.round(3_000 * 0.029) + 30);
-    const f = await db()('fundraisers').where({ id: fid }).first('raised_cents', 'donation_count');
+    const f = await db()('fundraiser_counters').where({ id: fid }).first('raised_cents', 'donation_count');
     expect(f).toEqual({ raised_cents: 1_000 + 1_100 + 1_200 + 1_300 + 1_400 + 3_000, donation_count: 6 });
 
     const before = await snapshot(fid);

@@ -141,7 +141,7 @@ describe('a storm of signed processor events', () => {
         donation_count: kept.length,
         donor_count: new Set(kept.map((x) => x.donor)).size,
       };
-      expect(await testDb()('fundraisers').where({ id: f.id }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count')).toEqual(want);
+      expect(await testDb()('fundraiser_counters').where({ id: f.id }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count')).toEqual(want);
     }
 
     // Each tip: paid once (refunded when its refund came), and tips revenue nets exactly.

@@ -41,7 +41,7 @@ function disputeEvent(type: 'created' | 'closed', dp: string, g: { pi: string; g
 
 const ok = async (e: Record<string, unknown>) => expect((await deliver(t, e)).status).toBe(200);
 const losses = async () => Number((await db()('ledger_entries').where({ account: 'expense:losses', kind: 'dispute_fee' }).sum({ s: 'amount_cents' }))[0].s ?? 0);
-const raised = async () => Number((await db()('fundraisers').where({ id: fid }).first('raised_cents')).raised_cents);
+const raised = async () => Number((await db()('fundraiser_counters').where({ id: fid }).first('raised_cents')).raised_cents);
 
 async function expectClean() {
   const run = await reconcileDay(t.ctx, today());

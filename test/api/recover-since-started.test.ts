@@ -150,7 +150,7 @@ const GIFT_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'do
 const giftRows = async (db: Db, ids: string[], columns = GIFT_COLUMNS) =>
   (await db('donations').whereIn('id', ids).orderBy('id').select(...columns)).map((r) => ({ ...r, donor_name: r.anonymous ? null : r.donor_name }));
 const money = async (db: Db, fid: string) => ({
-  fundraiser: await db('fundraisers').where({ id: fid }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count'),
+  fundraiser: await db('fundraiser_counters').where({ id: fid }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count'),
   donors: await db('fundraiser_donors').where({ fundraiser_id: fid }).orderBy('donor_key').select('donor_key', 'paid_count'),
   ledger: await db('ledger_entries').groupBy('account', 'kind').orderBy(['account', 'kind']).select('account', 'kind', db.raw('sum(amount_cents)::text as sum')),
   processed: (await db('processed_webhook_events').count<{ n: string }[]>({ n: '*' }))[0]!.n,

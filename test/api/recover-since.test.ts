@@ -81,7 +81,7 @@ async function happen(t: TestApp, event: Record<string, unknown>) {
 const paid = (g: Gift, fee: number) => piSucceeded(g, { latest_charge: { id: chargeIdOf(g.payment_intent_id), object: 'charge', balance_transaction: { id: `txn_${g.payment_intent_id}`, object: 'balance_transaction', fee } } });
 
 const money = async (db: Db, fundraiserId: string) => ({
-  fundraiser: await db('fundraisers').where({ id: fundraiserId }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count'),
+  fundraiser: await db('fundraiser_counters').where({ id: fundraiserId }).first('raised_cents', 'tips_cents', 'donation_count', 'donor_count'),
   donations: await db('donations').where({ fundraiser_id: fundraiserId }).orderBy('id').select('id', 'status', 'refunded_cents', 'disputed_cents', 'processor_fee_cents'),
   ledger: (await db('ledger_entries').count<{ n: string }[]>({ n: '*' }))[0]!.n,
   processed: (await db('processed_webhook_events').count<{ n: string }[]>({ n: '*' }))[0]!.n,

@@ -18,7 +18,7 @@ const t = createTestApp({ env: { SANDBOX_WEBHOOK_URL: 'off' } });
 afterAll(closeDb);
 const handlers = collected.webhookHandlers;
 
-const counters = (id: string) => t.ctx.db('fundraisers').where({ id }).first('donation_count', 'donor_count', 'raised_cents', 'recurring_donor_count');
+const counters = (id: string) => t.ctx.db('fundraiser_counters').where({ id }).first('donation_count', 'donor_count', 'raised_cents', 'recurring_donor_count');
 
 test('when no event of a monthly gift is delivered, then the recheck pays its first gift and the catch-up each renewal, once, and the late storm of the same events changes nothing', async () => {
   const owner = await createUser(testDb());

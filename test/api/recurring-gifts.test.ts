@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 
 const campaignCounters = (id: string) =>
-  t.ctx.db('fundraisers').where({ id }).first('donation_count', 'donor_count', 'raised_cents', 'tips_cents', 'recurring_donor_count');
+  t.ctx.db('fundraiser_counters').where({ id }).first('donation_count', 'donor_count', 'raised_cents', 'tips_cents', 'recurring_donor_count');
 
 describe('a year in seconds', () => {
   test('when a monthly gift is paid and the sandbox clock moves a year, then 12 renewals become 12 gifts with exact counters and ledger, and a shuffled, duplicated storm of the same invoice events changes nothing', async () => {

@@ -381,7 +381,7 @@ suite('the cluster under load', () => {
     const rows = new Map((await db('donations').whereIn('id', gifts.map((g) => g.donation_id))).map((r) => [r.id, r.status]));
     expect(gifts.map((g, i) => rows.get(g.donation_id) === (i % 3 === 0 ? 'refunded' : 'paid')).filter((ok) => !ok)).toEqual([]);
     const kept = gifts.filter((_, i) => i % 3 !== 0);
-    const row = await db('fundraisers').where({ id: f.id }).first('raised_cents', 'donation_count');
+    const row = await db('fundraiser_counters').where({ id: f.id }).first('raised_cents', 'donation_count');
     expect({ raised: Number(row.raised_cents), count: Number(row.donation_count) }).toEqual({ raised: kept.reduce((s, g) => s + g.amount_cents, 0), count: kept.length });
     expect(await checkLedger(db)).toEqual([]);
   });

@@ -36,6 +36,8 @@ const OWNERS: Record<string, string> = {
   events: 'events',
   feature_flags: 'http',
   follows: 'modules/follows',
+  fundraiser_counter_shards: 'modules/fundraisers',
+  fundraiser_counters: 'modules/fundraisers',
   fundraiser_donors: 'modules/donations',
   recurring_gifts: 'modules/donations',
   fundraiser_paid_buckets: 'modules/donations',

@@ -7,6 +7,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { counterSql } from '../fundraisers';
 
 type Q = Db | Knex.Transaction;
 
@@ -49,7 +50,7 @@ export interface ImpactRow extends AmbassadorRow {
 export async function withMoney(db: Q): Promise<ImpactRow[]> {
   const { rows } = await db.raw(
     `select u.id, u.name, u.profile_slug as slug, u.avatar, u.bio,
-        coalesce((select sum(f.raised_cents) from fundraisers f
+        coalesce((select sum(${counterSql('f.id', 'raised_cents')}) from fundraisers f
                    where f.owner_user_id = u.id and f.deleted_at is null), 0)::bigint as raised_cents,
         coalesce((select sum(greatest(d.amount_cents - d.refunded_cents, 0)) from donations d
                    where d.donor_user_id = u.id and d.status = 'paid'), 0)::bigint as given_cents

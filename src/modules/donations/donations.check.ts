@@ -84,7 +84,7 @@ export async function paidBucketsVsDonations(db: Db): Promise<string[]> {
   const { rows } = await db.raw(`
     with g as (select fundraiser_id, paid_bucket_of(paid_at) as bucket, count(*)::int as n
                  from donations where status = 'paid' and paid_at is not null group by 1, 2),
-         b as (select fundraiser_id, bucket, n from fundraiser_paid_buckets where n <> 0)
+         b as (select fundraiser_id, bucket, sum(n)::int as n from fundraiser_paid_buckets group by 1, 2 having sum(n) <> 0)
     select coalesce(g.fundraiser_id, b.fundraiser_id) as fundraiser_id, coalesce(g.bucket, b.bucket) as bucket,
            coalesce(g.n, 0) as gifts, coalesce(b.n, 0) as counted
       from g full join b on b.fundraiser_id = g.fundraiser_id and b.bucket = g.bucket

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { emit } from '../../events';
-import { adjustCounters } from '../fundraisers';
+import { adjustCounters, goalAwaitsStamp, goalReachedSince } from '../fundraisers';
 import { accounts, post, type LedgerEntry, type LedgerKind } from '../ledger';
 import { organizationHolderUserId } from '../organizations';
 import { cleanFee } from '../webhooks';
@@ -75,6 +75,7 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
   await post(trx, entries, { sourceEventId: eventId, processor: { ref: f.paymentIntentId ?? d.processor_payment_intent_id, move: 'charge' } });
 
   const donorDelta = await repo.bumpDonor(trx, d.fundraiser_id, repo.donorKey(paid), 1);
+  // No lock on the campaign: the counters go to a shard row (fundraisers/counters.ts).
   const c = await adjustCounters(trx, d.fundraiser_id, { raised_cents: d.amount_cents, tips_cents: d.tip_cents, donation_count: 1, donor_count: donorDelta });
   // An organization's campaign is held by the organization: its owner stands for it.
   const holder = (c.org_id && (await organizationHolderUserId(trx, c.org_id))) || c.owner_user_id;
@@ -98,8 +99,31 @@ export async function settle(ctx: AppContext, trx: Knex.Transaction, d: Donation
     message: paid.message ?? null,
     paid_at: new Date(paid.paid_at!).toISOString(),
   }, { causedBy });
-  if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder }, { causedBy });
+  if (c.goal_reached_now) await emit(trx, 'fundraiser.goal_reached', { fundraiser_id: d.fundraiser_id, holder_user_id: holder }, { causedBy: goalFact(d.fundraiser_id) });
+  if (c.below_goal) recheckGoalOnCommit(ctx, trx, d.fundraiser_id);
   return 'applied';
+}
+
+/** A campaign reaches its goal once: the event's id derives from the campaign, whichever gift (or recheck) stamps it. */
+const goalFact = (fundraiserId: string) => `goal_reached:${fundraiserId}`;
+
+/**
+ * Gifts settling side by side may reach the goal together with none of them seeing the total
+ * (counters.ts): once this one is committed, the committed total is tested again, in a
+ * transaction of its own that stamps the goal (once) and queues its event. A crash in between
+ * leaves it to the next gift of the campaign, which tests the committed total too.
+ */
+function recheckGoalOnCommit(ctx: AppContext, trx: Knex.Transaction, fundraiserId: string): void {
+  const recheck = async () => {
+    if (!(await goalAwaitsStamp(ctx.db, fundraiserId))) return;
+    await ctx.db.transaction(async (t) => {
+      const c = await goalReachedSince(t, fundraiserId);
+      if (!c) return;
+      const holder = (c.org_id && (await organizationHolderUserId(t, c.org_id))) || c.owner_user_id;
+      await emit(t, 'fundraiser.goal_reached', { fundraiser_id: fundraiserId, holder_user_id: holder }, { causedBy: goalFact(fundraiserId) });
+    });
+  };
+  trx.executionPromise.then(recheck, () => undefined).catch((err: unknown) => ctx.log.error({ err, fundraiserId }, 'goal recheck after a settlement failed'));
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import type { CheckoutCompleted, CheckoutFailed, DisputeClosed, DisputeOpened, PaymentEvent, PaymentFailed, PaymentSucceeded, ProcessorGift, Refunded } from '../../integrations/payments';
-import { lockForCounters } from '../fundraisers';
 import { processorFee, type WebhookHandler, type WebhookHandlerMap } from '../webhooks';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
@@ -87,9 +86,9 @@ const prefetchedGift = (prefetched: unknown) => (prefetched as Prefetched | unde
 const toRebuild = (prefetched: unknown) => (prefetched as Prefetched | undefined)?.rebuild ?? null;
 
 /**
- * A handler that runs on the locked gift; events that name no gift are ignored. The campaign
- * row is locked first (a gift never changes campaign): every settlement of a campaign then
- * takes its locks in one order (campaign, gift, donor row), so concurrent events cannot deadlock.
+ * A handler that runs on the locked gift; events that name no gift are ignored. The campaign row
+ * is not locked: gifts of one campaign settle side by side, their counters in shard rows
+ * (fundraisers/counters.ts).
  */
 function onDonation<E extends GiftEvent>(run: (ctx: AppContext, trx: Knex.Transaction, d: DonationRow, event: E, fee: number) => Promise<Outcome>, settles = true): WebhookHandler<E> {
   const h: WebhookHandler<E> = async (ctx, event, trx, prefetched) => {
@@ -100,7 +99,6 @@ function onDonation<E extends GiftEvent>(run: (ctx: AppContext, trx: Knex.Transa
       (linked ? await repo.findById(trx, linked) : undefined) ??
       (rebuild ? await rebuildGift(ctx, trx, rebuild, idsOf(event)) : undefined);
     if (!found) return 'ignored';
-    await lockForCounters(trx, found.fundraiser_id);
     const d = await repo.findById(trx, found.id, true);
     if (!d) return 'ignored';
     return run(ctx, trx, d, event, feeOf(prefetched));

@@ -63,10 +63,17 @@ export function whereCampaignListed<T extends Knex.QueryBuilder>(q: T, alias: st
   return q.whereIn(`${alias}.status`, ['active', 'ended']).where(`${alias}.visibility`, 'public').whereNull(`${alias}.deleted_at`) as T;
 }
 
+/** Every campaign's summed counter shards (counters.ts), one row per campaign that has any. */
+const COUNTER_SUMS = `(select fundraiser_id, sum(raised_cents) as raised_cents, sum(tips_cents) as tips_cents,
+      sum(donation_count) as donation_count, sum(donor_count) as donor_count from fundraiser_counter_shards group by 1)`;
+
 /**
  * Every campaign's money counters as a subquery with columns id, donation_count, donor_count,
  * raised_cents, tips_cents, recurring_donor_count (what integrity checks compare with the gifts they come from).
  */
 export function campaignCountersSql(db: Q): Knex.Raw {
-  return db.raw('(select id, donation_count, donor_count, raised_cents, tips_cents, recurring_donor_count from fundraisers)');
+  return db.raw(`(select f.id, coalesce(s.donation_count, 0) as donation_count, coalesce(s.donor_count, 0) as donor_count,
+      coalesce(s.raised_cents, 0) as raised_cents, coalesce(s.tips_cents, 0) as tips_cents, f.recurring_donor_count
+      from fundraisers f left join ${COUNTER_SUMS} s on s.fundraiser_id = f.id)`);
 }
+

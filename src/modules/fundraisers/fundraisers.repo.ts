@@ -5,6 +5,7 @@ import { categoryJoinSql, categoryNameSql } from './categories.reads';
 import type { Lang } from './fundraisers.schemas';
 import { slugify, slugSuffix } from './slug';
 import { totalsColumns, totalsFromRow, type FundraiserTotals } from './totals';
+import { counterSql } from './counters';
 
 export * from './fundraisers.shares.repo';
 
@@ -71,16 +72,23 @@ export interface OutcomeReport {
 /** The campaign holder's account as the publish gate and readiness judge it (identity's profile read). */
 export type OwnerProfile = UserProfile;
 
+/**
+ * The money counters a row read shows: the shards' sums (counters.ts), never the ranking copy the
+ * fundraisers columns of the same names hold. Listed after `fundraisers.*`, they replace those
+ * columns in the answer (pg keeps the last of two columns of one name).
+ */
+const LIVE = (['raised_cents', 'donor_count', 'donation_count'] as const).map((c) => `${counterSql('fundraisers.id', c)}::${c === 'raised_cents' ? 'bigint' : 'int'} as ${c}`).join(', ');
+
 export async function findById(db: Q, id: string): Promise<FundraiserRow | undefined> {
-  return db('fundraisers').where({ id }).first();
+  return db('fundraisers').where({ id }).first(db.raw(`fundraisers.*, ${LIVE}`));
 }
 
 export async function findByIdForUpdate(trx: Knex.Transaction, id: string): Promise<FundraiserRow | undefined> {
-  return trx('fundraisers').where({ id }).forUpdate().first();
+  return trx('fundraisers').where({ id }).forUpdate().first(trx.raw(`fundraisers.*, ${LIVE}`));
 }
 
 export async function findBySlug(db: Q, slug: string): Promise<FundraiserRow | undefined> {
-  return db('fundraisers').where({ slug: slug.toLowerCase() }).first();
+  return db('fundraisers').where({ slug: slug.toLowerCase() }).first(db.raw(`fundraisers.*, ${LIVE}`));
 }
 
 /**
@@ -95,6 +103,7 @@ const ROW_COLUMNS = [
   'donor_count', 'recurring_donor_count', 'donation_count', 'shares_count', 'submitted_at', 'reviewed_at', 'reviewed_by',
   'review_rejection_reasons', 'deleted_at', 'created_at', 'updated_at', 'outcome_report',
 ] as const satisfies ReadonlyArray<keyof FundraiserRow>;
+const LIVE_COLUMNS = new Set<string>(['raised_cents', 'donor_count', 'donation_count']);
 const allColumnsListed: Exclude<keyof FundraiserRow, (typeof ROW_COLUMNS)[number]> extends never ? true : never = true;
 void allColumnsListed;
 
@@ -120,7 +129,7 @@ export async function readDetail(
   const withTr = lang !== undefined;
   const [x] = await queryRows(
     db,
-    `select ${ROW_COLUMNS.map((c) => `f.${c}`).join(', ')}, ${totalsColumns('f')},
+    `select ${ROW_COLUMNS.map((c) => (LIVE_COLUMNS.has(c) ? `${counterSql('f.id', c as 'raised_cents')} as ${c}` : `f.${c}`)).join(', ')}, ${totalsColumns('f')},
         ${categoryNameSql('c', '?::text', 'f.source_language')} as x_category_name,
         u.id as x_owner_id, u.name as x_owner_name, u.avatar as x_owner_avatar,
         u.email_verified as x_owner_email_verified, u.profile_slug as x_owner_profile_slug

@@ -21,7 +21,7 @@ export {
 export { buildDetail, canRead, percentageFunded } from './serialize';
 export { readable } from './reads';
 export { fundraiserDetail, fundraiserEnvelope, isLang, SHARE_CHANNELS, type Lang, type ShareChannel } from './fundraisers.schemas';
-export { adjustCounters, lockForCounters, setRecurringDonorCount, type CounterDelta, type CounterResult } from './counters';
+export { adjustCounters, counterSql, goalAwaitsStamp, goalReachedSince, lockForCounters, refreshRankingCopy, setRecurringDonorCount, type CounterDelta, type CounterResult } from './counters';
 export { totalsColumns, totalsFromRow, totalsOf, type FundraiserTotals } from './totals';
 export { sanitizeStory } from './story-html';
 export { ownedFundraiser, ownsFundraiser } from './fundraisers.policy';

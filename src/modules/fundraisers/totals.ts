@@ -1,4 +1,5 @@
 import type { Db } from '../../db/knex';
+import { counterSql } from './counters';
 import { giftsInLast24hSql } from './paid-buckets.reads';
 
 export interface FundraiserTotals {
@@ -29,8 +30,8 @@ const T = {
 /**
  * The one SQL definition of campaign money totals, as select-list expressions over the
  * fundraisers row aliased `alias`. Hot reads embed it in their single query; fundraiserTotals()
- * uses it too. Money comes from the counters the ledger postings keep on fundraisers (raised,
- * tips, donation and donor counts); the 24-hour count adds the campaign's 30-second buckets of
+ * uses it too. Money comes from the counters the ledger postings keep in the campaign's shard rows
+ * (raised, tips, donation and donor counts, summed: counters.ts counterSql); the 24-hour count adds the campaign's 30-second buckets of
  * paid gifts (fundraiser_paid_buckets, kept by a trigger on donations: at most 2,880 rows
  * whatever the day's volume; read through paid-buckets.reads.ts), evaluated only for the rows a read returns. A bucket is counted
  * when it starts inside the last 24 hours, so the window's oldest 30 seconds may be left out.
@@ -39,10 +40,10 @@ export function totalsColumns(alias: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(alias)) throw new Error(`bad SQL alias ${alias}`);
   const a = alias;
   return [
-    `${a}.raised_cents::bigint as ${T.total_raised_cents}`,
-    `${a}.tips_cents::bigint as ${T.total_tips_cents}`,
-    `${a}.donor_count::int as ${T.donor_count}`,
-    `${a}.donation_count::int as ${T.donation_count}`,
+    `${counterSql(`${a}.id`, 'raised_cents')}::bigint as ${T.total_raised_cents}`,
+    `${counterSql(`${a}.id`, 'tips_cents')}::bigint as ${T.total_tips_cents}`,
+    `${counterSql(`${a}.id`, 'donor_count')}::int as ${T.donor_count}`,
+    `${counterSql(`${a}.id`, 'donation_count')}::int as ${T.donation_count}`,
     `${giftsInLast24hSql(`${a}.id`)}::int as ${T.donations_last_24h}`,
   ].join(', ');
 }

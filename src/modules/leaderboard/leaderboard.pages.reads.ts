@@ -6,6 +6,7 @@
  * - donations (donations): a donor identity's settled gifts (total, count, latest name).
  */
 import { queryRows, type Db } from '../../db/knex';
+import { counterSql } from '../fundraisers';
 
 /**
  * Top creators by what their live campaigns raised (the ledger-kept counters on fundraisers),
@@ -15,9 +16,9 @@ export async function topCreators(db: Db, limit: number) {
   return queryRows<{ id: string; name: string | null; slug: string | null; avatar: string | null; raised: number }>(
     db,
     `select u.id, u.name, u.profile_slug as slug, u.avatar, t.raised
-       from (select owner_user_id, sum(raised_cents)::bigint as raised from fundraisers
+       from (select owner_user_id, sum(${counterSql('fundraisers.id', 'raised_cents')})::bigint as raised from fundraisers
               where deleted_at is null and status in ('active','paused','ended') group by owner_user_id
-             having sum(raised_cents) > 0) t
+             having sum(${counterSql('fundraisers.id', 'raised_cents')}) > 0) t
        join users u on u.id = t.owner_user_id
       where u.status = 'active' and not u.profile_private
       order by t.raised desc, u.id

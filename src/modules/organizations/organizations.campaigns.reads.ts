@@ -10,6 +10,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
+import { counterSql } from '../fundraisers';
 
 type Q = Db | Knex.Transaction;
 
@@ -22,7 +23,7 @@ const LISTED_CAMPAIGN = `${PUBLIC_CAMPAIGN} and f.visibility = 'public'`;
 /** Public stats of one organization over its publicly readable campaigns. */
 export async function publicStats(db: Q, orgId: string) {
   const { rows } = await db.raw(
-    `with c as (select f.id, f.raised_cents from fundraisers f where f.org_id = ? and ${PUBLIC_CAMPAIGN})
+    `with c as (select f.id, ${counterSql('f.id', 'raised_cents')} as raised_cents from fundraisers f where f.org_id = ? and ${PUBLIC_CAMPAIGN})
      select (select coalesce(sum(raised_cents), 0) from c)::bigint as total_raised_cents,
             (select count(*) from c)::int as fundraiser_count,
             (select count(distinct d.donor_key) from fundraiser_donors d join c on c.id = d.fundraiser_id where d.paid_count > 0)::int as donor_count,
@@ -83,8 +84,9 @@ export async function orgFundraisers(db: Q, orgId: string, status: string | unde
     .limit(limit)
     .offset(offset)
     .select(
-      'id', 'title', 'slug', 'status', 'visibility', 'goal_amount_cents', 'raised_cents', 'currency', 'donor_count',
-      'donation_count', 'cover_image', 'owner_user_id', 'org_id', db.raw(`to_char(end_date, 'YYYY-MM-DD') as end_date`),
+      'id', 'title', 'slug', 'status', 'visibility', 'goal_amount_cents', db.raw(`${counterSql('fundraisers.id', 'raised_cents')} as raised_cents`),
+      'currency', db.raw(`${counterSql('fundraisers.id', 'donor_count')} as donor_count`),
+      db.raw(`${counterSql('fundraisers.id', 'donation_count')} as donation_count`), 'cover_image', 'owner_user_id', 'org_id', db.raw(`to_char(end_date, 'YYYY-MM-DD') as end_date`),
       'approved_at', 'created_at', db.raw('count(*) over() as total'),
     );
   const total = rows.length || offset === 0 ? countOver(rows) : Number((await q.count<{ n: string }[]>({ n: '*' }))[0].n);

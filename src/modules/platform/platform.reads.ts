@@ -5,6 +5,7 @@
  * - users (idp): how many accounts exist.
  */
 import type { Db } from '../../db/knex';
+import { counterSql } from '../fundraisers';
 
 export interface PlatformCounts {
   campaigns_live: number;
@@ -23,8 +24,8 @@ export async function platformCounts(db: Db): Promise<PlatformCounts> {
     select
       count(*) filter (where status = 'active' and visibility <> 'private') as campaigns_live,
       count(*) as campaigns_total,
-      coalesce(sum(raised_cents), 0) as total_raised_cents,
-      coalesce(sum(donation_count), 0) as donations_total,
+      coalesce(sum(${counterSql('fundraisers.id', 'raised_cents')}), 0) as total_raised_cents,
+      coalesce(sum(${counterSql('fundraisers.id', 'donation_count')}), 0) as donations_total,
       (select count(*) from users) as users_total
     from fundraisers where deleted_at is null`);
   const r = rows[0];

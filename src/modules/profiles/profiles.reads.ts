@@ -9,6 +9,7 @@
  * Each read is one query: badges in one round trip, the campaign list merged, ordered and capped together.
  */
 import { queryRows, type Db } from '../../db/knex';
+import { counterSql } from '../fundraisers';
 
 export interface BadgeFacts {
   first_campaign: Date | null;
@@ -51,7 +52,8 @@ export async function profileCampaigns(db: Db, userId: string, opts: { owner: bo
   return queryRows(
     db,
     `select f.id, coalesce(tr.title, f.title) as title, f.slug, coalesce(tr.summary, f.summary) as summary, f.cover_image,
-        f.status, f.visibility, f.goal_amount_cents, f.raised_cents, f.currency, f.donor_count, f.created_at,
+        f.status, f.visibility, f.goal_amount_cents, ${counterSql('f.id', 'raised_cents')} as raised_cents, f.currency,
+        ${counterSql('f.id', 'donor_count')}::int as donor_count, f.created_at,
         u.id as owner_id, u.name as owner_name, u.avatar as owner_avatar, u.profile_slug as owner_profile_slug, x.is_endorsed
       from (
         (select id, false as is_endorsed, created_at as added_at from fundraisers
