@@ -35,7 +35,9 @@ export interface Proxy {
 export function haproxyConfig(port: number, statsPort: number, apiPorts: number[], adminSocket?: string): string {
   return [
     'global',
-    '  maxconn 4096',
+    // Each live stream holds a client and a server connection for as long as it is watched; with
+    // 20,000 open files per process HAProxy can hold about 9,000 of them (it sizes its own fd limit from this).
+    '  maxconn 9000',
     ...(adminSocket ? [`  stats socket ${adminSocket} mode 600 level admin`] : []),
     'defaults',
     '  mode http',
@@ -45,6 +47,12 @@ export function haproxyConfig(port: number, statsPort: number, apiPorts: number[
     '  timeout client 60s',
     '  timeout http-keep-alive 60s',
     '  timeout server 60s',
+    // A live stream (text/event-stream) is an ordinary HTTP response that never ends: HAProxy
+    // forwards its bytes as they come (no response buffering in HTTP mode), and client/server are
+    // inactivity timeouts that its comment line every 15 s resets. A tunnel (an upgraded
+    // connection) is held to `timeout tunnel` instead: long, with client-fin for peers that vanish.
+    '  timeout tunnel 1h',
+    '  timeout client-fin 30s',
     '  retries 3',
     '  option redispatch 1',
     'frontend api_in',
