@@ -66,7 +66,7 @@ function contractOf(modules: RouteModule[]): Contract {
   const doc = buildOpenApi(modules) as Json;
   const id = `https://contract.test/${contracts.size}/openapi.json`;
   // strictSchema: a keyword or format the document uses that Ajv does not know fails loudly.
-  const ajv = new Ajv2020({ strict: false, strictSchema: true, allErrors: true, validateFormats: true });
+  const ajv = new Ajv2020({ strict: false, strictSchema: true, validateFormats: true, inlineRefs: false });
   addFormats(ajv);
   // OpenAPI's own schema keywords and formats (annotations for Ajv).
   ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
@@ -92,7 +92,16 @@ function contractOf(modules: RouteModule[]): Contract {
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
-function validatorFor(c: Contract, ref: string): ValidateFunction {
+/** Where a schema lives: most answers are a bare `$ref` to a component (every Error), compiled once for all. */
+function schemaRefOf(c: Contract, ref: string): string {
+  let at: unknown = c.doc;
+  for (const part of ref.split('/')) at = (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  const target = (at as Json | undefined)?.$ref;
+  return typeof target === 'string' && Object.keys(at as Json).length === 1 && target.startsWith('#/') ? target.slice(2) : ref;
+}
+
+function validatorFor(c: Contract, fragment: string): ValidateFunction {
+  const ref = schemaRefOf(c, fragment);
   let v = c.validators.get(ref);
   if (!v) {
     v = c.ajv.getSchema(`${c.id}#/${ref}`);
@@ -191,7 +200,7 @@ function rememberHeaders(given: Map<string, string>, headers: unknown): void {
   }
 }
 
-function capture(c: Contract, req: IncomingMessage, res: ServerResponse): void {
+function capture(contract: () => Contract, req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0]!;
   if (req.method === 'OPTIONS' || NOT_THE_API.some((re) => re.test(path))) return;
   const chunks: Buffer[] = [];
@@ -220,7 +229,7 @@ function capture(c: Contract, req: IncomingMessage, res: ServerResponse): void {
       credential: credentialOf(req),
     };
     try {
-      const found = checkAnswer(c, answer);
+      const found = checkAnswer(contract(), answer);
       mismatches.push(...found);
       // A whole run's mismatches in one file, to read beside the failures (OPENAPI_CONTRACT_LOG=<file>).
       if (found.length && process.env.OPENAPI_CONTRACT_LOG) fs.appendFileSync(process.env.OPENAPI_CONTRACT_LOG, `${found.join('\n')}\n`);
@@ -253,7 +262,9 @@ function capture(c: Contract, req: IncomingMessage, res: ServerResponse): void {
  * included): every request to `app`, through supertest or a listening server, is checked.
  */
 export function holdToContract<T extends Express>(app: T, modules: RouteModule[]): T {
-  const c = contractOf(modules);
+  // Built at the first answer: many files make an app only for its context and never call it.
+  let contract: Contract | undefined;
+  const c = () => (contract ??= contractOf(modules));
   const target = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse, done?: unknown) => void };
   const handle = target.handle;
   target.handle = function contractHandle(req, res, done) {
