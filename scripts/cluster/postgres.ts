@@ -48,6 +48,8 @@ export interface PostgresPair {
   stopPrimary(mode?: 'immediate' | 'fast'): void;
   /** Starts the primary on its folder (a restored one, say) and waits until it accepts connections. */
   startPrimary(): void;
+  /** Whether the primary's postmaster runs (pg_ctl status). */
+  primaryRunning(): boolean;
   /** Stops the replica, removes its folder and clones it again from the primary (pg_basebackup -R), then starts it. */
   recloneReplica(): void;
   /** Immediate shutdown of both (a throw-away cluster). */
@@ -119,6 +121,10 @@ export async function startPostgres(dir: string, opts: { extraSettings?: string[
     stopReplica: () => pgStop(replicaDir, 'fast'),
     stopPrimary: (mode = 'immediate') => pgStop(primaryDir, mode),
     startPrimary: () => pgStart(primaryDir),
+    primaryRunning: () => {
+      const [cmd, argv] = pgCmd('pg_ctl', ['-D', primaryDir, 'status']);
+      return spawnSync(cmd, argv, { stdio: 'ignore' }).status === 0;
+    },
     recloneReplica: () => {
       pgStop(replicaDir, 'immediate');
       fs.rmSync(replicaDir, { recursive: true, force: true });

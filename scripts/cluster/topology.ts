@@ -68,6 +68,11 @@ export interface Cluster {
   restartApi(i: number): Promise<void>;
   /** restartApi for each API process in turn (what SIGHUP to `npm run cluster` does). */
   rollingRestart(): Promise<void>;
+  /**
+   * Changes settings of the processes started from now on (a rolled secret, say): a rolling
+   * restart brings them to every API process, as a changed unit file and a restart would.
+   */
+  setAppEnv(changes: Record<string, string>): void;
   stopWorker(i: number): Promise<number | null>;
   startWorker(i: number): Promise<void>;
   killWorker(i: number): Promise<void>;
@@ -230,6 +235,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       killApi: (i) => apis[i]!.kill(),
       restartApi,
       rollingRestart,
+      setAppEnv: (changes) => void Object.assign(env, changes),
       stopWorker: (i) => workers[i]!.stop('SIGTERM'),
       startWorker: async (i) => void workers[i]!.start(),
       killWorker: (i) => workers[i]!.kill(),
@@ -242,8 +248,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       stopPrimary: (mode) => pg.stopPrimary(mode),
       startPrimary: async () => {
         pg.startPrimary();
-        // Started on a restored folder it replays the archive first (read-only meanwhile).
-        await until('the primary to end recovery', async () => {
+        // Started on a restored folder it replays the archive first (read-only meanwhile); a
+        // recovery that fails (a target the archive does not reach) stops the server: said at once.
+        const recovered = async () => {
           const c = new Client({ connectionString: pg.primaryUrl, connectionTimeoutMillis: 10_000 });
           await c.connect();
           try {
@@ -251,7 +258,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
           } finally {
             await c.end();
           }
-        }, 300_000, 250);
+        };
+        await until('the primary to end recovery', async () => {
+          if (!pg.primaryRunning()) return 'stopped';
+          return recovered();
+        }, 300_000, 250).then((v) => {
+          if (v === 'stopped') throw new Error(`the primary stopped during recovery: ${tail(path.join(pg.primaryDir, 'server.log'))}`);
+        });
       },
       recloneReplica: () => pg.recloneReplica(),
       backups,
