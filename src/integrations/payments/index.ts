@@ -10,6 +10,7 @@ import { SANDBOX_PAYOUT_QUEUE, settlePayoutHandler } from './sandbox-payouts';
 export type * from './port';
 export type * from './events';
 export { WebhookPayloadError } from './events';
+export { processorUnreachable } from './unreachable';
 export { giftMetadata, processorOrigin, type GiftDescription, type ProcessorGift } from './gift-metadata';
 export { sandboxFee } from './sandbox-fees';
 export { HANDLED_EVENT_TYPES } from './stripe-events';

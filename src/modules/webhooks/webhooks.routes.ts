@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
 import { recordStripeEvent } from '../../infra/metrics';
 import { ApiError } from '../../http/errors';
-import { WebhookPayloadError, type PaymentEvent } from '../../integrations/payments';
+import { processorUnreachable, WebhookPayloadError, type PaymentEvent } from '../../integrations/payments';
 import { recordUnreadable } from './webhooks.repo';
 import { processEvent } from './webhooks.service';
 import type { WebhookHandlerMap } from './webhooks.types';
@@ -25,7 +25,7 @@ export function webhookRoutes(webhookHandlers: WebhookHandlerMap) {
         skipGlobalLimiter: true,
         summary: 'Payment processor webhook',
         description:
-          'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure (the database unavailable, say) answers 503 so the processor retries.',
+          'Stripe (or the sandbox processor) delivers events here. The raw body is checked against the `Stripe-Signature` header (400 when missing or bad). Each event id takes effect once, in any order; handled and ignored types answer 200 `{ received: true }`; a signed event whose envelope or object cannot be read (no `data.object`, not an object, no id or type) answers 400 `{ error: \'Invalid event\', code: \'INVALID_EVENT\' }` and is logged once; a processing failure (the database unavailable, or the processor itself unreachable when the event needs to ask it, e.g. for the fee) answers 503 with `Retry-After` so the processor retries.',
         auth: 'none',
         rawBody: true,
         consumes: { mediaType: 'application/json', schema: z.object({ id: z.string(), type: z.string() }).passthrough() },
@@ -52,7 +52,7 @@ export function webhookRoutes(webhookHandlers: WebhookHandlerMap) {
             outcome = await processEvent(ctx, webhookHandlers, event);
           } catch (err) {
             recordStripeEvent(event.processor_type, 'failed');
-            throw err;
+            throw processorUnreachable(err) ? processorUnavailable(req, event.id, err) : err;
           }
           recordStripeEvent(event.processor_type, outcome === 'applied' ? 'processed' : outcome);
           req.log?.info({ eventId: event.id, type: event.processor_type, kind: event.kind, outcome }, 'processor event');
@@ -62,4 +62,16 @@ export function webhookRoutes(webhookHandlers: WebhookHandlerMap) {
     ],
     { tag: 'webhooks' },
   );
+}
+
+/**
+ * A verified event whose processing had to ask the processor, and could not reach it: 503 with
+ * Retry-After, so the processor delivers it again (nothing was recorded; the event is not lost).
+ */
+function processorUnavailable(req: Request, eventId: string, err: unknown): ApiError {
+  req.log?.warn({ eventId, err: (err as Error)?.message }, 'processor unreachable while handling an event');
+  return new ApiError(503, 'Payment processor unavailable', 'The event could not be processed now; it will be delivered again', {
+    code: 'PROCESSOR_UNAVAILABLE',
+    retryAfter: 30,
+  });
 }
