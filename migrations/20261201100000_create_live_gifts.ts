@@ -21,7 +21,8 @@ export async function up(knex: Knex): Promise<void> {
       seq bigserial primary key,
       fundraiser_id uuid not null,
       donation_id uuid not null,
-      settled_at timestamptz not null default now()
+      -- The trigger runs at commit: clock_timestamp() is when the gift settled, not when its transaction began.
+      settled_at timestamptz not null default clock_timestamp()
     )`);
   await knex.raw('create index live_gifts_fundraiser_seq_idx on live_gifts (fundraiser_id, seq)');
   await knex.raw('create index live_gifts_settled_at_idx on live_gifts (settled_at)');
