@@ -46,6 +46,17 @@ describe('configuration', () => {
     ).not.toThrow();
   });
 
+  test('when a pgBackRest repository or configuration is named without a stanza then one line asks for PGBACKREST_STANZA', () => {
+    expect(errorOf({ BACKUP_REPO_PATH: '/var/lib/pgbackrest' })).toBe(
+      'Invalid configuration: PGBACKREST_STANZA: required when BACKUP_REPO_PATH is set (the pgBackRest stanza)',
+    );
+    expect(errorOf({ PGBACKREST_CONFIG: '/etc/pgbackrest.conf' })).toBe(
+      'Invalid configuration: PGBACKREST_STANZA: required when PGBACKREST_CONFIG is set (the pgBackRest stanza)',
+    );
+    expect(errorOf({ PGBACKREST_STANZA: 'main; rm -rf /' })).toBe('Invalid configuration: PGBACKREST_STANZA: must be a pgBackRest stanza name');
+    expect(() => parseConfig({ PGBACKREST_STANZA: 'main', PGBACKREST_CONFIG: '/etc/pgbackrest.conf' })).not.toThrow();
+  });
+
   test('when a social provider is half configured then one line names the missing variable', () => {
     expect(errorOf({ OAUTH_PROVIDER_B_ISSUER: 'https://id.example.org', OAUTH_PROVIDER_B_CLIENT_ID: 'x' })).toBe(
       'Invalid configuration: OAUTH_PROVIDER_B_CLIENT_SECRET: required when provider_b is partly configured',
