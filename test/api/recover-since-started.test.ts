@@ -53,7 +53,7 @@ const double = stripeDouble((method, path, form, query) => {
   if (method === 'POST' && path === '/v1/checkout/sessions') {
     const id = `cs_rs_${(n += 1)}`;
     const amount = [0, 1, 2].reduce((s, i) => s + Number(form.get(`line_items[${i}][price_data][unit_amount]`) ?? 0), 0);
-    const s = { id, object: 'checkout.session', mode: form.get('mode'), url: `https://checkout.stripe.test/${id}`, metadata: mapOf(form, 'metadata'), pi_metadata: mapOf(form, 'payment_intent_data[metadata]'), customer_email: form.get('customer_email'), amount_total: amount, currency: form.get('line_items[0][price_data][currency]'), created: nowS(), status: 'open', payment_status: 'unpaid', payment_intent: null };
+    const s = { id, object: 'checkout.session', mode: form.get('mode'), url: `https://checkout.stripe.test/${id}`, metadata: mapOf(form, 'metadata'), pi_metadata: mapOf(form, 'payment_intent_data[metadata]'), sub_metadata: mapOf(form, 'subscription_data[metadata]'), customer_email: form.get('customer_email'), amount_total: amount, currency: form.get('line_items[0][price_data][currency]'), created: nowS(), status: 'open', payment_status: 'unpaid', payment_intent: null };
     sessions.set(id, s);
     return [200, s];
   }
@@ -113,7 +113,7 @@ async function happen(type: string, object: Obj) {
   const res = await deliver(a, e);
   if (res.status !== 200) throw new Error(`${type} answered ${res.status} ${JSON.stringify(res.body)}`);
 }
-const view = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'fee' && k !== 'pi_metadata'));
+const view = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([k]) => !['fee', 'pi_metadata', 'sub_metadata'].includes(k)));
 async function pay(piId: string, fee: number) {
   const pi = pis.get(piId)!;
   Object.assign(pi, { status: 'succeeded', amount_received: pi.amount, fee });
@@ -128,6 +128,24 @@ async function completeCheckout(csId: string, email: string, fee: number) {
   await happen('checkout.session.completed', view(s));
   await happen('payment_intent.succeeded', { ...view(pis.get(id)!), latest_charge: `ch_${id}` });
   return id;
+}
+/** A monthly gift's Checkout: the session completes, the first invoice is paid, the subscription is active (its PaymentIntent carries no metadata). */
+async function completeMonthly(csId: string, email: string, fee: number) {
+  const s = sessions.get(csId)!;
+  const k = (n += 1);
+  const [sub, customer, invoice, pi] = [`sub_rs_${k}`, `cus_rs_${k}`, `in_rs_${k}`, `pi_rs_${k}`];
+  pis.set(pi, { id: pi, object: 'payment_intent', amount: s.amount_total, currency: s.currency, metadata: {}, created: nowS(), status: 'succeeded', fee });
+  Object.assign(s, { status: 'complete', payment_status: 'paid', subscription: sub, customer, customer_details: { email } });
+  await happen('checkout.session.completed', view(s));
+  const end = nowS() + 30 * 86_400;
+  await happen('invoice.paid', {
+    id: invoice, object: 'invoice', status: 'paid', customer, customer_email: email, amount_paid: s.amount_total, currency: s.currency, created: nowS(),
+    parent: { type: 'subscription_details', subscription_details: { subscription: sub, metadata: s.sub_metadata } },
+    payments: { object: 'list', data: [{ object: 'invoice_payment', payment: { type: 'payment_intent', payment_intent: pi } }] },
+    lines: { object: 'list', data: [{ period: { start: nowS(), end } }] },
+  });
+  await happen('customer.subscription.updated', { id: sub, object: 'subscription', customer, status: 'active', metadata: s.sub_metadata, current_period_end: end });
+  return pi;
 }
 async function refund(piId: string, amountRefunded: number, email: string) {
   const pi = pis.get(piId)!;
@@ -145,7 +163,9 @@ async function giveIntent(body: Obj, headers: Record<string, string> = {}) {
 }
 
 const FOREIGN = randomUUID();
-const GIFT_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'donor_name', 'anonymous', 'amount_cents', 'tip_cents', 'currency', 'status', 'method', 'receipt_id', 'referral_code', 'locale', 'processor_payment_intent_id', 'processor_checkout_session_id', 'processor_charge_id', 'refunded_cents', 'disputed_cents', 'dispute_status', 'processor_fee_cents', 'platform_fee_cents'];
+const GIFT_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'donor_name', 'anonymous', 'amount_cents', 'tip_cents', 'currency', 'status', 'method', 'receipt_id', 'referral_code', 'locale', 'processor_payment_intent_id', 'processor_checkout_session_id', 'processor_charge_id', 'refunded_cents', 'disputed_cents', 'dispute_status', 'processor_fee_cents', 'platform_fee_cents', 'recurring_gift_id', 'processor_invoice_id'];
+const MONTHLY_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'donor_name', 'anonymous', 'amount_cents', 'tip_cents', 'currency', 'status', 'locale', 'processor_checkout_session_id', 'processor_subscription_id', 'processor_customer_id', 'first_donation_id', 'next_payment_at'];
+const monthlyRow = (db: Db, id: string) => db('recurring_gifts').where({ id }).first(...MONTHLY_COLUMNS);
 /** A gift as a rebuilt row can hold it: an anonymous gift's name and the message are not at the processor. */
 const giftRows = async (db: Db, ids: string[], columns = GIFT_COLUMNS) =>
   (await db('donations').whereIn('id', ids).orderBy('id').select(...columns)).map((r) => ({ ...r, donor_name: r.anonymous ? null : r.donor_name }));
@@ -186,6 +206,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
   let after: Received[] = [];
   const B: Record<string, { donation_id: string; pi: string }> = {};
   const foreign = FOREIGN;
+  let monthlyId = '';
 
   test('when gifts are started and paid after the backup, then the backup has no row for them and the original settles each once', async () => {
     const owner = await createUser(testDb());
@@ -216,9 +237,13 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     await pay(b2.payment_intent_id, 117);
     await pay(b3.payment_intent_id, 156);
     const b4pi = await completeCheckout(csId, 'b4@example.test', 171);
+    const monthly = await request(a.app).post('/api/v1/donations').send({ fundraiser_id: fid, amount_cents: 2_500, tip_cents: 250, donor_email: 'b5@example.test', donor_name: 'Monthly Max', interval: 'month' });
+    expect(monthly.status).toBe(201);
+    const b5pi = await completeMonthly([...sessions.keys()].at(-1)!, 'b5@example.test', 99);
     await refund(b3.payment_intent_id, 1_000, 'b3@example.test');
     await dispute(b2.payment_intent_id);
-    Object.assign(B, { b1: { donation_id: b1.donation_id, pi: b1.payment_intent_id }, b2: { donation_id: b2.donation_id, pi: b2.payment_intent_id }, b3: { donation_id: b3.donation_id, pi: b3.payment_intent_id }, b4: { donation_id: cs.body.data.donation_id, pi: b4pi } });
+    Object.assign(B, { b1: { donation_id: b1.donation_id, pi: b1.payment_intent_id }, b2: { donation_id: b2.donation_id, pi: b2.payment_intent_id }, b3: { donation_id: b3.donation_id, pi: b3.payment_intent_id }, b4: { donation_id: cs.body.data.donation_id, pi: b4pi }, b5: { donation_id: monthly.body.data.donation_id, pi: b5pi } });
+    monthlyId = monthly.body.data.recurring_gift_id;
 
     // Another deployment sharing the processor account: a complete description, another origin.
     const other = { kind: 'donation', donation_id: foreign, fundraiser_id: fid, amount_cents: '500', tip_cents: '0', currency: 'usd', anonymous: 'false', method: 'payment_intent', locale: 'en', receipt_id: 'r_other_environment_0001', origin: 'a0a0a0a0a0a0' };
@@ -227,7 +252,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
 
     await a.runJobs();
     after = receiver.at(path).slice(before.length);
-    expect(after.map((r) => JSON.parse(r.body).type).sort()).toEqual(['donation.paid', 'donation.paid', 'donation.paid', 'donation.paid', 'donation.refunded']);
+    expect(after.map((r) => JSON.parse(r.body).type).sort()).toEqual([...Array(5).fill('donation.paid'), 'donation.refunded', 'recurring_gift.started']);
     const restored = dbOf(restoredName);
     expect(await restored('donations').whereIn('id', Object.values(B).map((g) => g.donation_id)).select('id')).toEqual([]);
     expect(await testDb()('donations').where({ id: foreign }).first()).toBeUndefined();
@@ -250,6 +275,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     const original = await testDb()('donations').where({ id: B.b3!.donation_id }).first('created_at');
     expect(Math.abs(new Date(b3.created_at).getTime() - new Date(original.created_at).getTime())).toBeLessThan(5_000);
     expect(await restored('donations').where({ id: foreign }).first()).toBeUndefined();
+    expect(await monthlyRow(restored, monthlyId)).toEqual({ ...(await monthlyRow(testDb(), monthlyId)), status: 'active' });
     expect(await money(restored, fid)).toEqual(await money(testDb(), fid));
     expect(await ledgerProblems(restored)).toEqual([]);
   });
@@ -292,6 +318,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     // A Checkout gift's charge id is noted by whichever of its two events settles it (any order, as without a restore).
     const columns = GIFT_COLUMNS.filter((c) => c !== 'processor_charge_id');
     expect(await giftRows(storm, ids, columns)).toEqual(await giftRows(dbOf(restoredName), ids, columns));
+    expect(await monthlyRow(storm, monthlyId)).toEqual(await monthlyRow(dbOf(restoredName), monthlyId));
     expect(await money(storm, fid)).toEqual(await money(dbOf(restoredName), fid));
     expect(await ledgerProblems(storm)).toEqual([]);
   });

@@ -18,6 +18,7 @@ const gift: GiftDescription = {
   referral_code: 'r'.repeat(64),
   receipt_id: 'x'.repeat(32),
   origin: processorOrigin('https://api.example.org'),
+  recurring_gift_id: '5e1f0c2a-1b3d-4e5f-8a9b-0c1d2e3f4a5b',
 };
 const withName = (name: string | null, anonymous = false) => ({ ...gift, donor_name: name, anonymous });
 
@@ -30,7 +31,7 @@ test('when a gift is described, then Stripe takes the metadata (50 keys, 40-char
     expect(v.length).toBeLessThanOrEqual(500);
   }
   expect(readGiftMetadata(giftMetadata(gift))).toEqual(gift);
-  expect(readGiftMetadata(giftMetadata({ ...gift, donor_user_id: null, referral_code: null, tip_cents: 0 }))).toEqual({ ...gift, donor_user_id: null, referral_code: null, tip_cents: 0 });
+  expect(readGiftMetadata(giftMetadata({ ...gift, donor_user_id: null, referral_code: null, tip_cents: 0, recurring_gift_id: null }))).toEqual({ ...gift, donor_user_id: null, referral_code: null, tip_cents: 0, recurring_gift_id: null });
 });
 
 test('when the gift is anonymous or a guest\'s, then its metadata holds no name, and never an address or a message', () => {
@@ -44,7 +45,7 @@ test('when a part is missing or malformed, then the metadata describes no gift',
   const md = giftMetadata(gift);
   const without = (k: string) => Object.fromEntries(Object.entries(md).filter(([key]) => key !== k));
   for (const k of ['fundraiser_id', 'amount_cents', 'tip_cents', 'currency', 'anonymous', 'method', 'locale', 'receipt_id', 'origin']) expect(readGiftMetadata(without(k))).toBeNull();
-  for (const [k, v] of [['amount_cents', '0'], ['amount_cents', '1.5'], ['tip_cents', '-1'], ['currency', 'dollars'], ['fundraiser_id', 'x'], ['donor_user_id', 'me'], ['method', 'cash'], ['anonymous', 'yes'], ['referral_code', 'a b']]) {
+  for (const [k, v] of [['amount_cents', '0'], ['amount_cents', '1.5'], ['tip_cents', '-1'], ['currency', 'dollars'], ['fundraiser_id', 'x'], ['donor_user_id', 'me'], ['method', 'cash'], ['anonymous', 'yes'], ['referral_code', 'a b'], ['recurring_gift_id', 'monthly']]) {
     expect(readGiftMetadata({ ...md, [k!]: v })).toBeNull();
   }
 });

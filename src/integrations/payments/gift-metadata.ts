@@ -23,6 +23,8 @@ export interface GiftDescription {
   receipt_id: string;
   /** The deployment that started the gift (processorOrigin): another's events never create rows here. */
   origin: string;
+  /** A monthly gift's first payment: the monthly gift it opens (its subscription carries the same metadata). */
+  recurring_gift_id: string | null;
 }
 
 /** What a processor object says about the gift it carries: its description and the object's own facts. */
@@ -60,6 +62,7 @@ export function giftMetadata(g: GiftDescription): ProcessorMetadata {
   if (g.donor_user_id) md.donor_user_id = g.donor_user_id;
   if (g.donor_name && !g.anonymous) md.donor_name = g.donor_name.slice(0, VALUE_MAX);
   if (g.referral_code) md.referral_code = g.referral_code;
+  if (g.recurring_gift_id) md.recurring_gift_id = g.recurring_gift_id;
   return md;
 }
 
@@ -79,11 +82,12 @@ export function readGiftMetadata(md: Obj): GiftDescription | null {
     ['fundraiser_id', 'amount_cents', 'tip_cents', 'currency', 'anonymous', 'method', 'locale', 'receipt_id', 'origin'].map(s);
   const user = s('donor_user_id');
   const ref = s('referral_code');
+  const monthly = s('recurring_gift_id');
   const ok =
     UUID.test(fid ?? '') && CENTS.test(amount ?? '') && CENTS.test(tip ?? '') && /^[A-Za-z]{3}$/.test(currency ?? '') &&
     (anonymous === 'true' || anonymous === 'false') && (method === 'payment_intent' || method === 'checkout') &&
     LOCALE.test(locale ?? '') && TOKEN.test(receipt ?? '') && TOKEN.test(origin ?? '') &&
-    (user === null || UUID.test(user)) && (ref === null || TOKEN.test(ref)) && Number(amount) > 0;
+    (user === null || UUID.test(user)) && (ref === null || TOKEN.test(ref)) && (monthly === null || UUID.test(monthly)) && Number(amount) > 0;
   if (!ok) return null;
   return {
     fundraiser_id: fid!,
@@ -98,6 +102,7 @@ export function readGiftMetadata(md: Obj): GiftDescription | null {
     referral_code: ref,
     receipt_id: receipt!,
     origin: origin!,
+    recurring_gift_id: monthly,
   };
 }
 

@@ -153,7 +153,7 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
       const periodEnd = date(isObj(lines?.period) ? lines.period.end : undefined) ?? (Number(o.period_end) > Number(o.period_start) ? date(o.period_end) : null);
       return {
         ...base,
-        ref: refOf(invoiceMetadata(o)),
+        ref: refOf(invoiceMetadata(o), o),
         kind: 'InvoicePaid',
         invoice_id: r.id('id'),
         subscription_id: invoiceSubscription(o),
@@ -167,7 +167,7 @@ export function toPaymentEvent(body: unknown): PaymentEvent {
     case 'invoice.payment_failed':
       return {
         ...base,
-        ref: refOf(invoiceMetadata(o)),
+        ref: refOf(invoiceMetadata(o), o),
         kind: 'InvoicePaymentFailed',
         invoice_id: r.id('id'),
         subscription_id: invoiceSubscription(o),

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { processorOrigin, type PaymentEvent, type PaymentRef, type ProcessorGift } from '../../integrations/payments';
-import { findById as findFundraiser, lockForCounters } from '../fundraisers';
+import { findById as findFundraiser } from '../fundraisers';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 
@@ -27,9 +27,10 @@ export function describedByEvent(e: PaymentEvent): boolean {
  * The description to rebuild from, read before the transaction: only a complete one written by
  * this deployment (a test-mode processor account may be shared by several environments).
  */
-export function rebuildable(ctx: AppContext, ref: PaymentRef | null | undefined): ProcessorGift | null {
+export function rebuildable(ctx: AppContext, ref: PaymentRef | null | undefined, monthly = false): ProcessorGift | null {
   const gift = ref?.kind === 'donation' ? ref.gift : undefined;
-  if (!gift) return null;
+  // A monthly gift's first payment is rebuilt with its monthly gift (recurring/recurring.rebuild.ts).
+  if (!gift || !!gift.recurring_gift_id !== monthly) return null;
   if (gift.origin !== processorOrigin(ctx.config.PUBLIC_URL)) {
     ctx.log.info({ donationId: gift.donation_id, origin: gift.origin }, 'processor gift of another deployment; not rebuilt');
     return null;
@@ -37,20 +38,22 @@ export function rebuildable(ctx: AppContext, ref: PaymentRef | null | undefined)
   return gift;
 }
 
+/** The donor's account, if it is here: one made after the restore point is not, and the gift then counts by its address. */
+export async function accountHere(trx: Knex.Transaction, userId: string | null): Promise<string | null> {
+  return userId && (await trx('users').where({ id: userId }).first('id')) ? userId : null;
+}
+
 /**
- * The rebuilt row (or the one a concurrent event made first), with the campaign row locked
- * first as every settlement locks it; undefined when the campaign does not exist here.
+ * The rebuilt row, or the one a concurrent event made first (its insert waits for that one's
+ * transaction, then does nothing); undefined when the campaign does not exist here.
  */
 export async function rebuildGift(ctx: AppContext, trx: Knex.Transaction, g: ProcessorGift, ids: { pi: string | null; cs: string | null }): Promise<DonationRow | undefined> {
-  await lockForCounters(trx, g.fundraiser_id);
   if (!(await findFundraiser(trx, g.fundraiser_id))) return undefined;
-  // An account made after the restore point is not here either: the gift counts by its address.
-  const user = g.donor_user_id ? await trx('users').where({ id: g.donor_user_id }).first('id') : undefined;
   const inserted = await trx('donations')
     .insert({
       id: g.donation_id,
       fundraiser_id: g.fundraiser_id,
-      donor_user_id: user ? g.donor_user_id : null,
+      donor_user_id: await accountHere(trx, g.donor_user_id),
       donor_email: g.donor_email,
       donor_name: g.donor_name,
       anonymous: g.anonymous,
@@ -65,6 +68,7 @@ export async function rebuildGift(ctx: AppContext, trx: Knex.Transaction, g: Pro
       processor_checkout_session_id: ids.cs ?? g.checkout_session_id,
       receipt_id: g.receipt_id,
       locale: g.locale,
+      recurring_gift_id: g.recurring_gift_id,
       ...(g.created ? { created_at: g.created } : {}),
     })
     .onConflict()

@@ -117,22 +117,15 @@ async function processorCall<T>(ctx: AppContext, row: DonationRow, call: () => P
 }
 
 /**
- * A monthly gift's subscription names its first gift (the ref every event of it carries) and the
- * gift itself. A one-time gift's objects also describe it, so that a database restored to before
- * it was started can rebuild it from the processor's events (donations.rebuild.ts).
+ * The objects of a gift name it and describe it, so that a database restored to before it was
+ * started can rebuild it from the processor's events (donations.rebuild.ts). A monthly gift's
+ * subscription (the same metadata) names its first gift, the ref every event of it carries.
  */
-function metadata(ctx: AppContext, row: DonationRow): Record<string, string> {
-  if (row.recurring_gift_id) return { kind: 'donation', donation_id: row.id, recurring_gift_id: row.recurring_gift_id };
-  return {
-    kind: 'donation',
-    donation_id: row.id,
-    ...giftMetadata({
-      ...row,
-      method: row.method === 'checkout' ? 'checkout' : 'payment_intent',
-      origin: processorOrigin(ctx.config.PUBLIC_URL),
-    }),
-  };
-}
+const metadata = (ctx: AppContext, row: DonationRow): Record<string, string> => ({
+  kind: 'donation',
+  donation_id: row.id,
+  ...giftMetadata({ ...row, method: row.method === 'checkout' ? 'checkout' : 'payment_intent', origin: processorOrigin(ctx.config.PUBLIC_URL) }),
+});
 
 /** POST /payments/create-intent: a PaymentIntent for the client to confirm (Stripe.js, or the sandbox). */
 export async function createIntent(ctx: AppContext, req: Request, actor: Actor | null, body: IntentBody) {

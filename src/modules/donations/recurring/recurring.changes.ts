@@ -33,8 +33,12 @@ async function holderOf(trx: Knex.Transaction, fundraiserId: string): Promise<{ 
   return { user: (org && (await organizationHolderUserId(trx, org))) || f.owner_user_id, org };
 }
 
-/** The first payment settled: counted, announced (holder notification, outbound webhook). */
-export async function giftStarted(trx: Knex.Transaction, g: RecurringGiftRow): Promise<void> {
+/**
+ * The first payment settled: counted, announced (holder notification, outbound webhook). The
+ * event's id derives from the invoice that started the gift, so a replay after a restore sends it
+ * with the id receivers already had.
+ */
+export async function giftStarted(trx: Knex.Transaction, g: RecurringGiftRow, invoiceId: string): Promise<void> {
   await refreshDonorCount(trx, g.fundraiser_id);
   const holder = await holderOf(trx, g.fundraiser_id);
   await emit(trx, 'recurring_gift.started', {
@@ -48,7 +52,7 @@ export async function giftStarted(trx: Knex.Transaction, g: RecurringGiftRow): P
     tip_cents: g.tip_cents,
     currency: g.currency,
     started_at: new Date(g.started_at ?? Date.now()).toISOString(),
-  });
+  }, { causedBy: invoiceId });
 }
 
 /**

@@ -11,6 +11,7 @@ import { settle, type Outcome } from '../donations.settle';
 import * as rrepo from './recurring.repo';
 import type { RecurringGiftRow } from './recurring.repo';
 import { giftCanceled, giftStarted, queueSync } from './recurring.changes';
+import { noteSession, rebuildMonthly } from './recurring.rebuild';
 
 /**
  * A monthly gift's processor events. Its subscription's metadata names its first gift
@@ -38,6 +39,13 @@ async function lockedGift(trx: Knex.Transaction, ref: PaymentRef | null, subscri
   return rrepo.find(trx, found.id, true);
 }
 
+/** The gift locked, rebuilt first when the processor describes one this database lacks (started after a restore point). */
+async function lockedOrRebuilt(ctx: AppContext, trx: Knex.Transaction, ref: PaymentRef | null, subscriptionId: string | null, cs: string | null) {
+  const g = await lockedGift(trx, ref, subscriptionId);
+  if (g) return g;
+  return (await rebuildMonthly(ctx, trx, ref, { cs })) ? lockedGift(trx, ref, subscriptionId) : undefined;
+}
+
 /** Records the processor ids the gift learns from its events (never overwrites one). */
 async function link(trx: Knex.Transaction, g: RecurringGiftRow, ids: { subscription?: string | null; customer?: string | null }): Promise<RecurringGiftRow> {
   const patch: Record<string, unknown> = {};
@@ -51,11 +59,12 @@ async function link(trx: Knex.Transaction, g: RecurringGiftRow, ids: { subscript
 }
 
 /** CheckoutCompleted in subscription mode: links the subscription; the first invoice settles the gift. */
-export const monthlyCheckoutCompleted: WebhookHandler<CheckoutCompleted> = async (_ctx, e, trx): Promise<Outcome> => {
-  const g = await lockedGift(trx, e.ref, e.subscription_id);
+export const monthlyCheckoutCompleted: WebhookHandler<CheckoutCompleted> = async (ctx, e, trx): Promise<Outcome> => {
+  const g = await lockedOrRebuilt(ctx, trx, e.ref, e.subscription_id, e.session_id);
   if (!g) return 'ignored';
   if (g.processor_subscription_id && e.subscription_id && g.processor_subscription_id !== e.subscription_id) return 'ignored';
   await link(trx, g, { subscription: e.subscription_id, customer: e.customer_id });
+  await noteSession(trx, g, e.session_id);
   return 'applied';
 };
 
@@ -105,7 +114,7 @@ const later = (a: Date | null, b: Date | null) => (!a ? b : !b ? a : a > b ? a :
 export const monthlyInvoicePaid = withPaymentFee<InvoicePaid>(
   (inv) => ({ paymentIntentId: inv.payment_intent_id, amountCents: inv.amount_cents }),
   async (ctx: AppContext, inv: InvoicePaid, trx: Knex.Transaction, fee: number): Promise<Outcome> => {
-    const g0 = await lockedGift(trx, inv.ref, inv.subscription_id);
+    const g0 = await lockedOrRebuilt(ctx, trx, inv.ref, inv.subscription_id, null);
     if (!g0) return 'ignored';
     if (inv.subscription_id && g0.processor_subscription_id && g0.processor_subscription_id !== inv.subscription_id) return 'ignored';
     const g = await link(trx, g0, { subscription: inv.subscription_id, customer: inv.customer_id });
@@ -118,7 +127,7 @@ export const monthlyInvoicePaid = withPaymentFee<InvoicePaid>(
     if (g.status === 'past_due') patch.status = 'active';
     if (g.status === 'incomplete') Object.assign(patch, { status: 'active', started_at: trx.fn.now() });
     const next = await rrepo.update(trx, g.id, patch);
-    if (g.status === 'incomplete') await giftStarted(trx, next);
+    if (g.status === 'incomplete') await giftStarted(trx, next, inv.invoice_id);
     return 'applied';
   },
 );
