@@ -34,15 +34,12 @@ export async function up(knex: Knex): Promise<void> {
     insert into fundraiser_counter_shards (fundraiser_id, shard, raised_cents, tips_cents, donation_count, donor_count)
     select id, 0, raised_cents, tips_cents, donation_count, donor_count from fundraisers
      where raised_cents <> 0 or tips_cents <> 0 or donation_count <> 0 or donor_count <> 0`);
-  // A change of counts only: the read cache answers its stale copy while it refills (as for the buckets).
-  await knex.raw(`
-    create function counter_shards_notify() returns trigger language plpgsql as $$
-    begin
-      perform pg_notify('read_cache', (case when tg_op = 'DELETE' then old.fundraiser_id else new.fundraiser_id end)::text);
-      return null;
-    end $$`);
+  // A change of counts only, as for the paid buckets: the read cache answers its stale copy while it
+  // refills. The function is read_cache_notify (20261127080100_extend_read_cache_notify.ts) with the
+  // shard table named beside the buckets.
+  await knex.raw(readCacheNotify("tg_table_name in ('fundraiser_paid_buckets', 'fundraiser_counter_shards')"));
   await knex.raw(`create trigger fundraiser_counter_shards_read_cache_trg after insert or update or delete on fundraiser_counter_shards
-    for each row execute function counter_shards_notify()`);
+    for each row execute function read_cache_notify()`);
 
   // Each campaign's figures as reads show them, for operators and tests (reads embed counterSql instead).
   await knex.raw(`
@@ -83,7 +80,7 @@ export async function down(knex: Knex): Promise<void> {
      where s.fundraiser_id = f.id`);
   await knex.raw('drop view fundraiser_counters');
   await knex.raw('drop table fundraiser_counter_shards');
-  await knex.raw('drop function counter_shards_notify()');
+  await knex.raw(readCacheNotify("tg_table_name = 'fundraiser_paid_buckets'"));
   await knex.raw(`
     create or replace function donations_paid_buckets() returns trigger language plpgsql as $$
     begin
@@ -106,4 +103,36 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table fundraiser_paid_buckets add primary key (fundraiser_id, bucket)');
   await knex.raw('insert into fundraiser_paid_buckets select fundraiser_id, bucket, n from b');
   await knex.raw('drop table b');
+}
+
+const COUNT_COLUMNS = ['raised_cents', 'tips_cents', 'donation_count', 'donor_count', 'goal_reached_at', 'first_paid_at', 'shares_count', 'updated_at'];
+
+/** read_cache_notify as 20261127080100 defines it, with `countsOnly` deciding which tables notify a count change. */
+function readCacheNotify(countsOnly: string): string {
+  return `
+    create or replace function read_cache_notify() returns trigger language plpgsql as $$
+    declare
+      r jsonb := to_jsonb(case when tg_op = 'DELETE' then old else new end);
+    begin
+      if tg_op = 'UPDATE' and old is not distinct from new then
+        return null;
+      end if;
+      if tg_table_name = 'fundraisers' then
+        if tg_op = 'UPDATE' and (to_jsonb(old) - '{${COUNT_COLUMNS.join(',')}}'::text[])
+                              = (to_jsonb(new) - '{${COUNT_COLUMNS.join(',')}}'::text[]) then
+          perform pg_notify('read_cache', new.id::text);
+        else
+          perform pg_notify('read_cache', (r->>'id') || ':content');
+        end if;
+      elsif ${countsOnly} then
+        perform pg_notify('read_cache', r->>'fundraiser_id');
+      elsif tg_table_name = 'users' then
+        perform pg_notify('read_cache', f.id::text || ':content') from fundraisers f where f.owner_user_id = (r->>'id')::uuid;
+      elsif r->>'fundraiser_id' is not null then
+        perform pg_notify('read_cache', (r->>'fundraiser_id') || ':content');
+      else
+        perform pg_notify('read_cache', '*');
+      end if;
+      return null;
+    end $$`;
 }

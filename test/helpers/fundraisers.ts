@@ -33,5 +33,15 @@ export async function createFundraiser(
       ...overrides,
     })
     .returning('*');
+  // Counters given here are what reads show: the campaign's shard rows hold them (the row's columns are only the ranking copy).
+  const counters = { raised_cents: 0, tips_cents: 0, donation_count: 0, donor_count: 0 };
+  let any = false;
+  for (const k of Object.keys(counters) as Array<keyof typeof counters>) {
+    if (overrides[k] !== undefined) {
+      counters[k] = Number(overrides[k]);
+      any = true;
+    }
+  }
+  if (any) await db('fundraiser_counter_shards').insert({ fundraiser_id: row.id, shard: 0, ...counters });
   return row as FundraiserRow;
 }
