@@ -165,6 +165,8 @@ async function giveIntent(body: Obj, headers: Record<string, string> = {}) {
 const FOREIGN = randomUUID();
 const GIFT_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'donor_name', 'anonymous', 'amount_cents', 'tip_cents', 'currency', 'status', 'method', 'receipt_id', 'referral_code', 'locale', 'processor_payment_intent_id', 'processor_checkout_session_id', 'processor_charge_id', 'refunded_cents', 'disputed_cents', 'dispute_status', 'processor_fee_cents', 'platform_fee_cents', 'recurring_gift_id', 'processor_invoice_id'];
 const MONTHLY_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'donor_name', 'anonymous', 'amount_cents', 'tip_cents', 'currency', 'status', 'locale', 'processor_checkout_session_id', 'processor_subscription_id', 'processor_customer_id', 'first_donation_id', 'next_payment_at'];
+const TIP_COLUMNS = ['id', 'user_id', 'email', 'anonymous', 'amount_cents', 'currency', 'cadence', 'status', 'locale', 'processor_checkout_session_id', 'processor_payment_intent_id', 'processor_subscription_id', 'processor_customer_id', 'subscription_status', 'current_period_end'];
+const tipRows = (db: Db, ids: string[]) => db('tips').whereIn('id', ids).orderBy('id').select(...TIP_COLUMNS);
 const monthlyRow = (db: Db, id: string) => db('recurring_gifts').where({ id }).first(...MONTHLY_COLUMNS);
 /** A gift as a rebuilt row can hold it: an anonymous gift's name and the message are not at the processor. */
 const giftRows = async (db: Db, ids: string[], columns = GIFT_COLUMNS) =>
@@ -207,6 +209,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
   const B: Record<string, { donation_id: string; pi: string }> = {};
   const foreign = FOREIGN;
   let monthlyId = '';
+  const tipIds: string[] = [];
 
   test('when gifts are started and paid after the backup, then the backup has no row for them and the original settles each once', async () => {
     const owner = await createUser(testDb());
@@ -240,6 +243,13 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     const monthly = await request(a.app).post('/api/v1/donations').send({ fundraiser_id: fid, amount_cents: 2_500, tip_cents: 250, donor_email: 'b5@example.test', donor_name: 'Monthly Max', interval: 'month' });
     expect(monthly.status).toBe(201);
     const b5pi = await completeMonthly([...sessions.keys()].at(-1)!, 'b5@example.test', 99);
+    const tipOnce = await request(a.app).post('/api/v1/platform/tips').send({ amount_cents: 500, cadence: 'one_time', email: 't1@example.test' });
+    expect(tipOnce.status).toBe(201);
+    await completeCheckout([...sessions.keys()].at(-1)!, 't1@example.test', 45);
+    const tipMonthly = await request(a.app).post('/api/v1/platform/tips').set(await authHeaders(a, donor)).send({ amount_cents: 700, cadence: 'recurring', anonymous: true });
+    expect(tipMonthly.status).toBe(201);
+    await completeMonthly([...sessions.keys()].at(-1)!, donor.email, 50);
+    tipIds.push(tipOnce.body.data.id, tipMonthly.body.data.id);
     await refund(b3.payment_intent_id, 1_000, 'b3@example.test');
     await dispute(b2.payment_intent_id);
     Object.assign(B, { b1: { donation_id: b1.donation_id, pi: b1.payment_intent_id }, b2: { donation_id: b2.donation_id, pi: b2.payment_intent_id }, b3: { donation_id: b3.donation_id, pi: b3.payment_intent_id }, b4: { donation_id: cs.body.data.donation_id, pi: b4pi }, b5: { donation_id: monthly.body.data.donation_id, pi: b5pi } });
@@ -255,6 +265,8 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     expect(after.map((r) => JSON.parse(r.body).type).sort()).toEqual([...Array(5).fill('donation.paid'), 'donation.refunded', 'recurring_gift.started']);
     const restored = dbOf(restoredName);
     expect(await restored('donations').whereIn('id', Object.values(B).map((g) => g.donation_id)).select('id')).toEqual([]);
+    expect(await tipRows(restored, tipIds)).toEqual([]);
+    expect((await tipRows(testDb(), tipIds)).map((t) => t.status)).toEqual(['paid', 'paid']);
     expect(await testDb()('donations').where({ id: foreign }).first()).toBeUndefined();
     expect(await ledgerProblems(testDb())).toEqual([]);
   });
@@ -276,6 +288,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     expect(Math.abs(new Date(b3.created_at).getTime() - new Date(original.created_at).getTime())).toBeLessThan(5_000);
     expect(await restored('donations').where({ id: foreign }).first()).toBeUndefined();
     expect(await monthlyRow(restored, monthlyId)).toEqual({ ...(await monthlyRow(testDb(), monthlyId)), status: 'active' });
+    expect(await tipRows(restored, tipIds)).toEqual(await tipRows(testDb(), tipIds));
     expect(await money(restored, fid)).toEqual(await money(testDb(), fid));
     expect(await ledgerProblems(restored)).toEqual([]);
   });
@@ -319,6 +332,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     const columns = GIFT_COLUMNS.filter((c) => c !== 'processor_charge_id');
     expect(await giftRows(storm, ids, columns)).toEqual(await giftRows(dbOf(restoredName), ids, columns));
     expect(await monthlyRow(storm, monthlyId)).toEqual(await monthlyRow(dbOf(restoredName), monthlyId));
+    expect(await tipRows(storm, tipIds)).toEqual(await tipRows(dbOf(restoredName), tipIds));
     expect(await money(storm, fid)).toEqual(await money(dbOf(restoredName), fid));
     expect(await ledgerProblems(storm)).toEqual([]);
   });

@@ -1,5 +1,5 @@
-import { giftMetadata, processorOrigin, type GiftDescription } from '../../src/integrations/payments';
-import { giftOf, readGiftMetadata } from '../../src/integrations/payments/gift-metadata';
+import { giftMetadata, processorOrigin, tipMetadata, type GiftDescription } from '../../src/integrations/payments';
+import { giftOf, readGiftMetadata, tipOf } from '../../src/integrations/payments/gift-metadata';
 import { refOf } from '../../src/integrations/payments/stripe-events';
 
 /** A gift's description in processor metadata: within Stripe's limits, nothing personal beyond the processor's own, read back exactly. */
@@ -64,5 +64,15 @@ test('when a processor object carries the description, then its ref has the gift
   expect(refOf(metadata, pi)).toEqual({ kind: 'donation', id: ID, gift: expect.objectContaining({ donor_email: 'g@example.test', created: null, checkout_session_id: null }) });
   // The link alone (older objects, a tip's): no description.
   expect(refOf({ kind: 'donation', donation_id: ID }, pi)).toEqual({ kind: 'donation', id: ID });
-  expect(refOf({ kind: 'tip', tip_id: ID, ...giftMetadata(gift) }, pi)).toEqual({ kind: 'tip', id: ID });
+  expect(refOf({ kind: 'tip', tip_id: ID }, pi)).toEqual({ kind: 'tip', id: ID });
+});
+
+test('when a tip is described, then its metadata reads back with the session\'s address and time, and a malformed part describes none', () => {
+  const t = { user_id: null, anonymous: true, amount_cents: 1_000_000, cadence: 'recurring' as const, locale: 'es', origin: processorOrigin('https://api.example.org') };
+  const md = { kind: 'tip', tip_id: ID, ...tipMetadata(t) };
+  expect(Object.keys(md).every((k) => k.length <= 40) && Object.values(md).every((v) => typeof v === 'string' && v.length <= 500)).toBe(true);
+  const session = { id: 'cs_t', object: 'checkout.session', created: 1_800_000_000, customer_details: { email: 't@example.test' } };
+  expect(tipOf(ID, md, session)).toEqual({ ...t, tip_id: ID, email: 't@example.test', created: new Date(1_800_000_000_000), checkout_session_id: 'cs_t' });
+  expect(refOf(md, session)).toEqual({ kind: 'tip', id: ID, tip: expect.objectContaining({ cadence: 'recurring' }) });
+  for (const [k, v] of [['cadence', 'weekly'], ['amount_cents', '0'], ['origin', ''], ['user_id', 'me']]) expect(tipOf(ID, { ...md, [k!]: v }, session)).toBeNull();
 });

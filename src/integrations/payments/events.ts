@@ -4,7 +4,7 @@
  * outside src/integrations/payments read only these: never a raw processor object.
  * Amounts are integer cents, currencies lower-case ISO codes, times Dates.
  */
-import type { ProcessorGift } from './gift-metadata';
+import type { ProcessorGift, ProcessorTip } from './gift-metadata';
 
 /** The `metadata.kind` every processor object the service creates carries (docs/decisions/0002-exactly-once-processor-events.md). */
 export type PaymentKind = 'donation' | 'tip' | 'community_join';
@@ -20,6 +20,8 @@ export interface PaymentRef {
   id: string | null;
   /** A gift's whole description, when the object's metadata carries one (gift-metadata.ts). */
   gift?: ProcessorGift;
+  /** A tip's, likewise. */
+  tip?: ProcessorTip;
 }
 
 interface EventBase {

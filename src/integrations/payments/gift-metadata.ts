@@ -121,3 +121,49 @@ export function giftOf(donationId: string, metadata: Obj, o: Obj): ProcessorGift
   const session = o.object === 'checkout.session' ? text(o.id) : null;
   return { ...d, donation_id: donationId, donor_email: emailOf(o), created, checkout_session_id: session };
 }
+
+/** A platform tip described in its Checkout Session's (and subscription's) metadata, for the same reason. */
+export interface TipDescription {
+  user_id: string | null;
+  anonymous: boolean;
+  amount_cents: number;
+  cadence: 'one_time' | 'recurring';
+  locale: string;
+  origin: string;
+}
+
+/** What a processor object says about the tip it carries. */
+export interface ProcessorTip extends TipDescription {
+  tip_id: string;
+  email: string | null;
+  created: Date | null;
+  checkout_session_id: string | null;
+}
+
+export function tipMetadata(t: TipDescription): ProcessorMetadata {
+  const md: ProcessorMetadata = { amount_cents: String(t.amount_cents), anonymous: t.anonymous ? 'true' : 'false', cadence: t.cadence, locale: t.locale, origin: t.origin };
+  if (t.user_id) md.user_id = t.user_id;
+  return md;
+}
+
+/** The tip an object's metadata describes, with the object's own facts; null when it describes none completely. */
+export function tipOf(tipId: string, md: Obj, o: Obj): ProcessorTip | null {
+  const s = (k: string) => text(md[k]);
+  const [amount, anonymous, cadence, locale, origin, user] = ['amount_cents', 'anonymous', 'cadence', 'locale', 'origin', 'user_id'].map(s);
+  const ok = CENTS.test(amount ?? '') && Number(amount) > 0 && (anonymous === 'true' || anonymous === 'false') && (cadence === 'one_time' || cadence === 'recurring') &&
+    LOCALE.test(locale ?? '') && TOKEN.test(origin ?? '') && (user === null || UUID.test(user));
+  if (!ok) return null;
+  const created = typeof o.created === 'number' && Number.isFinite(o.created) ? new Date(o.created * 1000) : null;
+  return {
+    tip_id: tipId,
+    user_id: user,
+    anonymous: anonymous === 'true',
+    amount_cents: Number(amount),
+    cadence: cadence as TipDescription['cadence'],
+    locale: locale!,
+    origin: origin!,
+    email: emailOf(o),
+    created,
+    checkout_session_id: o.object === 'checkout.session' ? text(o.id) : null,
+  };
+}

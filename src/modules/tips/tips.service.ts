@@ -4,6 +4,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError, notFound } from '../../http/errors';
 import { requireHumanGuest } from '../../http/guest-check';
 import { queueComposedMail, renderComposed, toLocale, type Locale } from '../../integrations/mail';
+import { processorOrigin, tipMetadata } from '../../integrations/payments';
 import { markSent } from '../../integrations/mail/outbox.repo';
 import { userLocale } from '../idp';
 import * as repo from './tips.repo';
@@ -53,7 +54,12 @@ export async function createTip(
       ...(monthly ? { interval: 'month' as const } : {}),
       currency: 'usd',
       line_items: [{ name: monthly ? 'Monthly tip to the platform' : 'Tip to the platform', amount_cents: input.amount_cents }],
-      metadata: { kind: 'tip', tip_id: id },
+      // The tip described too, so a database restored to before it can rebuild it (tips.rebuild.ts).
+      metadata: {
+        kind: 'tip',
+        tip_id: id,
+        ...tipMetadata({ user_id: actor?.userId ?? null, anonymous: input.anonymous ?? false, amount_cents: input.amount_cents, cadence: input.cadence, locale, origin: processorOrigin(ctx.config.PUBLIC_URL) }),
+      },
       success_url: back,
       cancel_url: back,
       customer_email: email,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { CheckoutCompleted, CheckoutFailed, InvoicePaid, InvoicePaymentFailed, PaymentEvent, SubscriptionChanged } from '../../integrations/payments';
 import { withPaymentFee, type WebhookHandler, type WebhookHandlerMap } from '../webhooks';
 import * as repo from './tips.repo';
+import { rebuildTip } from './tips.rebuild';
 import { tipRefunded } from './tips.refunds';
 import { settleTipPayment, type Outcome } from './tips.settle';
 
@@ -20,7 +21,7 @@ async function tipFor(trx: Knex.Transaction, e: PaymentEvent, by: { session?: st
 const sessionPaid = withPaymentFee<CheckoutCompleted>(
   (s) => ({ paymentIntentId: s.mode === 'payment' && s.paid ? s.payment_intent_id : null, amountCents: s.amount_cents }),
   async (ctx, s, trx, fee): Promise<Outcome> => {
-    const tip = await tipFor(trx, s, { session: s.session_id });
+    const tip = (await tipFor(trx, s, { session: s.session_id })) ?? (await rebuildTip(ctx, trx, s, s.session_id));
     if (!tip) return 'ignored';
     const link: Partial<repo.TipRow> = {};
     if (!tip.processor_checkout_session_id) link.processor_checkout_session_id = s.session_id;
@@ -56,7 +57,7 @@ const invoicePaid = withPaymentFee<InvoicePaid>(
   (inv) => ({ paymentIntentId: inv.payment_intent_id, amountCents: inv.amount_cents }),
   async (ctx, inv, trx, fee): Promise<Outcome> => {
     const sub = inv.subscription_id;
-    const tip = await tipFor(trx, inv, { subscription: sub });
+    const tip = (await tipFor(trx, inv, { subscription: sub })) ?? (await rebuildTip(ctx, trx, inv, null));
     if (!tip || tip.cadence !== 'recurring') return 'ignored';
     if (sub && tip.processor_subscription_id && tip.processor_subscription_id !== sub) {
       ctx.log.warn({ tipId: tip.id, subscription: sub, eventId: inv.id }, 'invoice of another subscription names this tip; ignored');
