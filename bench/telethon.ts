@@ -1,0 +1,219 @@
+/**
+ * The telethon bench: one campaign watched through its live stream (GET /fundraisers/{id}/live) by
+ * many viewers while 20 gifts a second settle on it through signed webhooks; then the same with 3
+ * API processes behind HAProxy (the cluster's configuration, scripts/cluster/proxy.ts). Reports:
+ * whether every viewer got every donation event (none twice), the delay from each settlement's
+ * commit (live_gifts.settled_at, taken in the committing trigger) to each viewer, the API's
+ * resident memory before and after the streams opened (per stream), and the p99 of guest slug
+ * reads of the campaign alone and while it all runs.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/telethon.ts
+ *   TELETHON_VIEWERS=10000 TELETHON_SECONDS=60 TELETHON_RATE=20 TELETHON_TOPOLOGIES=1,3 TELETHON_READ_CONNECTIONS=16
+ *
+ * The viewers are a child process (bench/telethon-viewers.ts) started under `ulimit -n 20000`.
+ * HAProxy holds two sockets per viewer, so through it about 9,000 viewers fit in 20,000 open files.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import Stripe from 'stripe';
+import { parseConfig } from '../src/config';
+import { connectDatabase } from '../src/db/connect';
+import { freePort } from '../src/infra/free-port';
+import { startProxy } from '../scripts/cluster/proxy';
+import { startReaper } from '../scripts/cluster/reaper';
+import { freshDatabase } from './db';
+import { runLoad, type LoadResult } from './load-gen';
+import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
+import { writeLatestRun } from './results';
+
+const VIEWERS = Number(process.env.TELETHON_VIEWERS ?? 10_000);
+const SECONDS = Number(process.env.TELETHON_SECONDS ?? 60);
+const RATE = Number(process.env.TELETHON_RATE ?? 20);
+const TOPOLOGIES = (process.env.TELETHON_TOPOLOGIES ?? '1,3').split(',').map(Number);
+const READ_CONNECTIONS = Number(process.env.TELETHON_READ_CONNECTIONS ?? 16);
+const READ_SECONDS = Math.min(SECONDS, 20);
+const log = (m: string) => process.stdout.write(`[telethon] ${m}\n`);
+const signer = new Stripe('sk_test_bench_offline');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const rssMb = (pid: number | undefined) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+interface Pending { donation_id: string; pi: string; amount: number }
+
+async function createGifts(base: string, fundraiserId: string, n: number, c: Client): Promise<Pending[]> {
+  const out: Pending[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const amount = 500 + (i % 1000);
+    const res = await fetch(`${base}/api/v1/payments/create-intent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.201.${(i >> 8) & 255}.${i & 255}` },
+      body: JSON.stringify({ fundraiser_id: fundraiserId, amount_cents: amount, tip_cents: 0, donor_email: `t-${i}-${randomUUID().slice(0, 6)}@bench.test`, donor_name: `Viewer ${i}`, anonymous: i % 5 === 0 }),
+    });
+    const body = (await res.json()) as { data?: { donation_id: string; payment_intent_id: string } };
+    if (res.status !== 201 || !body.data) throw new Error(`create-intent answered ${res.status} ${JSON.stringify(body)}`);
+    out.push({ donation_id: body.data.donation_id, pi: body.data.payment_intent_id, amount });
+  }
+  await c.query(`update sandbox_objects set data = data || '{"status":"succeeded"}'::jsonb where id = any($1)`, [out.map((g) => g.pi)]);
+  return out;
+}
+
+function signedSuccess(g: Pending): { payload: string; sig: string } {
+  const payload = JSON.stringify({
+    id: `evt_tele_${randomUUID().replace(/-/g, '')}`, object: 'event', api_version: '2025-01-27.acacia',
+    created: Math.floor(Date.now() / 1000), type: 'payment_intent.succeeded', livemode: false, pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    data: { object: { id: g.pi, object: 'payment_intent', amount: g.amount, amount_received: g.amount, currency: 'usd', status: 'succeeded', latest_charge: `ch_${g.pi.replace(/^pi_/, '')}`, metadata: { kind: 'donation', donation_id: g.donation_id } } },
+  });
+  return { payload, sig: signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
+}
+
+/** Sends the webhooks at RATE a second, each on its slot; answers how many were not 200. */
+async function settle(base: string, gifts: Pending[]): Promise<number> {
+  let failures = 0;
+  const t0 = performance.now();
+  await Promise.all(gifts.map(signedSuccess).map(async (s, i) => {
+    await sleep(Math.max(0, t0 + (i * 1000) / RATE - performance.now()));
+    const res = await fetch(`${base}/api/v1/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': s.sig }, body: s.payload }).catch(() => null);
+    await res?.arrayBuffer();
+    if (res?.status !== 200) failures += 1;
+  }));
+  return failures;
+}
+
+interface ViewerReport { open: number; refused: number; ended: number; counts: number[]; dupes: number; deliveries?: number; missing?: number; p50?: number; p99?: number; max?: number; gifts?: number }
+
+function startViewers(host: string, port: number, campaign: string, n: number, databaseUrl: string) {
+  const script = path.join(__dirname, 'telethon-viewers.ts');
+  const child: ChildProcess = spawn('bash', ['-c', `ulimit -n 20000 2>/dev/null; exec "${process.execPath}" --import tsx "${script}" ${host} ${port} ${campaign} ${n} "${databaseUrl}"`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  const waiters: Array<(r: ViewerReport) => void> = [];
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    let nl: number;
+    while ((nl = out.indexOf('\n')) >= 0) {
+      const line = out.slice(0, nl);
+      out = out.slice(nl + 1);
+      waiters.shift()?.(JSON.parse(line) as ViewerReport);
+    }
+  });
+  const ask = (cmd: string) => new Promise<ViewerReport>((resolve) => {
+    waiters.push(resolve);
+    child.stdin!.write(`${cmd}\n`);
+  });
+  return { child, ask };
+}
+
+interface Phase { processes: number; viewers: ViewerReport; gifts: number; webhookFailures: number; rssBefore: number; rssOpen: number; rssAfter: number; alone: LoadResult; during: LoadResult; openSeconds: number }
+
+async function phase(databaseUrl: string, processes: number): Promise<Phase> {
+  const c = new Client({ connectionString: databaseUrl });
+  await c.connect();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-telethon-'));
+  const apis: Api[] = [];
+  let proxyChild: ChildProcess | null = null;
+  let viewers: ReturnType<typeof startViewers> | null = null;
+  try {
+    const owner = (await c.query(`insert into users (email, name, roles, email_verified, email_verified_at, status, profile_slug)
+      values ($1, 'Telethon Host', '{user}', true, now(), 'active', $2) returning id`, [`host-${randomUUID()}@bench.test`, `host-${randomUUID().slice(0, 8)}`])).rows[0].id as string;
+    const slug = `telethon-${randomUUID().slice(0, 8)}`;
+    const campaign = (await c.query(`insert into fundraisers (owner_user_id, title, slug, summary, story_html, goal_amount_cents, currency, status, visibility, type, cover_image, approved_at)
+      values ($1, 'Telethon', $2, 'A telethon', '<p>Live.</p>', 100000000, 'USD', 'active', 'public', 'personal', 'https://img.example.test/c.jpg', now()) returning id`, [owner, slug])).rows[0].id as string;
+    for (let i = 0; i < processes; i++) apis.push(await startApi(databaseUrl, { LIVE_MAX_STREAMS: String(VIEWERS + 1000), READ_CACHE: 'true', SHUTDOWN_DRAIN_MS: '0' }));
+    let base = apis[0]!.base;
+    if (processes > 1) {
+      const port = await freePort();
+      // The cluster's reaper stops HAProxy should this bench be killed.
+      startReaper(dir);
+      const proxy = await startProxy(dir, port, apis.map((a) => Number(new URL(a.base).port)));
+      proxyChild = proxy.child;
+      for (let i = 0; i < processes; i++) await proxy.waitApiState(i);
+      base = proxy.url;
+    }
+    const slugPath = [`/api/v1/fundraisers/slug/${slug}`];
+    const gifts = await createGifts(base, campaign, Math.ceil(SECONDS * RATE), c);
+    await runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: 2 });
+    const alone = await runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: READ_SECONDS });
+    log(`${processes} process(es): slug reads alone ${alone.rps.toFixed(0)} req/s, p99 ${alone.p99} ms`);
+    const rssBefore = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
+    const u = new URL(base);
+    viewers = startViewers(u.hostname, Number(u.port), campaign, VIEWERS, databaseUrl);
+    const opening = performance.now();
+    let status = await viewers.ask('status');
+    while (status.open + status.refused < VIEWERS && performance.now() - opening < 300_000) {
+      await sleep(1000);
+      status = await viewers.ask('status');
+    }
+    const openSeconds = (performance.now() - opening) / 1000;
+    await sleep(3000);
+    const rssOpen = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
+    log(`${status.open} streams open (${status.refused} refused) in ${openSeconds.toFixed(1)} s; RSS ${rssBefore.toFixed(0)} -> ${rssOpen.toFixed(0)} MB`);
+    const [during, webhookFailures] = await Promise.all([
+      READ_CONNECTIONS > 0 ? runLoad(base, slugPath, { connections: READ_CONNECTIONS, seconds: READ_SECONDS }) : Promise.resolve(alone),
+      settle(base, gifts),
+    ]);
+    await sleep(3000);
+    const rssAfter = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
+    const report = await viewers.ask('done');
+    log(`${processes} process(es): deliveries ${report.deliveries}, missing ${report.missing}, dupes ${report.dupes}, commit->viewer p50 ${report.p50?.toFixed(0)} ms p99 ${report.p99?.toFixed(0)} ms max ${report.max?.toFixed(0)} ms; reads during p99 ${during.p99} ms`);
+    return { processes, viewers: report, gifts: gifts.length, webhookFailures, rssBefore, rssOpen, rssAfter, alone, during, openSeconds };
+  } finally {
+    viewers?.child.kill('SIGKILL');
+    proxyChild?.kill('SIGTERM');
+    for (const a of apis) await a.stop();
+    await c.end();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function write(phases: Phase[]): void {
+  const cpu = os.cpus();
+  const rows = phases.map((p) => {
+    const v = p.viewers;
+    const complete = v.counts.filter((n) => n === p.gifts).length;
+    const perStreamKb = ((p.rssOpen - p.rssBefore) * 1024) / Math.max(1, v.open);
+    return `| ${p.processes} | ${v.open} of ${VIEWERS} (${v.refused} refused, ${p.openSeconds.toFixed(0)} s to open) | ${p.gifts} (${p.webhookFailures} failed) | ${complete} of ${v.open} got all, ${v.missing} missing, ${v.dupes} twice | ${v.p50?.toFixed(0)} / ${v.p99?.toFixed(0)} / ${v.max?.toFixed(0)} | ${p.rssBefore.toFixed(0)} -> ${p.rssOpen.toFixed(0)} -> ${p.rssAfter.toFixed(0)} (${perStreamKb.toFixed(1)} KB per stream) | ${p.alone.p99} / ${p.during.p99} (${(p.during.p99 / Math.max(1, p.alone.p99)).toFixed(2)}x) |`;
+  });
+  const body = [
+    `Run with \`npx tsx bench/telethon.ts\` (TELETHON_VIEWERS=${VIEWERS}, TELETHON_SECONDS=${SECONDS}, TELETHON_RATE=${RATE}) on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
+      `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (a machine shared with other work: read the figures as a floor). ` +
+      'The API as `npm start` runs it (READ_CACHE on, jobs off, sandbox processor); viewers are one node process reading raw sockets, each stream with its own X-Forwarded-For; ' +
+      `gifts are signed \`payment_intent.succeeded\` webhooks at ${RATE}/s for gifts created beforehand (one in five anonymous); guest slug reads of the same campaign by autocannon, ${READ_CONNECTIONS} connections, ${READ_SECONDS} s alone, then during. ` +
+      'With 3 processes, viewers, webhooks and reads go through HAProxy with the cluster\'s configuration (round robin).',
+    '',
+    '| API processes | streams | gifts | every viewer every gift | commit -> viewer p50 / p99 / max (ms) | API RSS before -> streams open -> after (MB) | slug read p99 alone / during (ms) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    'Commit time is live_gifts.settled_at, taken by the trigger that runs as the settlement commits; a viewer\'s time is when its socket read the event. Targets: every viewer every gift, p99 <= 1 s, slug read p99 during <= 2x alone.',
+  ].join('\n');
+  const p0 = phases[0]!;
+  const file = writeLatestRun('telethon', {
+    title: 'Telethon: one campaign, many live viewers, 20 gifts a second',
+    summary: phases.map((p) => `${p.processes} proc: ${p.viewers.open} streams, p99 ${p.viewers.p99?.toFixed(0)} ms, ${p.viewers.missing} missing`).join('; ') + `; reads p99 ${p0.alone.p99} -> ${p0.during.p99} ms`,
+    body,
+  });
+  log(`wrote ${file}`);
+}
+
+async function main() {
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error('set DATABASE_URL (a database cf_telethon is created on that server)');
+  const databaseUrl = await freshDatabase(base, process.env.BENCH_DB ?? 'cf_telethon');
+  const handle = await connectDatabase(parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: databaseUrl }));
+  await handle.close();
+  const phases: Phase[] = [];
+  for (const p of TOPOLOGIES) phases.push(await phase(databaseUrl, p));
+  write(phases);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
