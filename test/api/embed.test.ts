@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import sharp from 'sharp';
 import request from 'supertest';
 import { modulesFor } from '../../src/modules';
 import { closeDb, createTestApp, type TestApp } from '../helpers/app';
@@ -170,6 +171,26 @@ describe('GET /embed/fundraisers/{slug}', () => {
     }
     // The same page whatever refused it.
     expect(new Set(answers).size).toBe(1);
+  });
+});
+
+describe('GET /embed/fundraisers/{slug}/cover', () => {
+  test('when the cover is stored inline then the page links its bytes instead of carrying them, and an http cover is linked as is', async () => {
+    const bytes = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#0f766e' } }).png().toBuffer();
+    // Padded as an inline cover may be (up to 700 KB): the page must stay small all the same.
+    const big = Buffer.concat([bytes, Buffer.alloc(300_000, 7)]);
+    const inline = await createFundraiser(t.ctx.db, owner.id, { cover_image: `data:image/png;base64,${big.toString('base64')}` });
+    const res = await page(inline.slug);
+    const src = /<img class="cover" src="([^"]+)"/.exec(res.text)?.[1];
+    expect(src).toMatch(new RegExp(`^/embed/fundraisers/${inline.slug}/cover\\?v=\\d+$`));
+    expect(res.text.length).toBeLessThan(10_000);
+    const img = await request(t.app).get(src!.replace(/&amp;/g, '&')).buffer(true);
+    expect([img.status, img.headers['content-type'], Buffer.compare(img.body as Buffer, big)]).toEqual([200, 'image/png', 0]);
+
+    expect((await page(f.slug)).text).toContain('<img class="cover" src="https://img.example.test/cover.jpg" alt="">');
+    expect((await request(t.app).get(`/embed/fundraisers/${f.slug}/cover`)).status).toBe(404);
+    const hidden = await createFundraiser(t.ctx.db, owner.id, { status: 'draft', cover_image: `data:image/png;base64,${bytes.toString('base64')}` });
+    expect((await request(t.app).get(`/embed/fundraisers/${hidden.slug}/cover`)).status).toBe(404);
   });
 });
 

@@ -3,11 +3,12 @@ import path from 'node:path';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
+import { notFound } from '../../http/errors';
 import { PROJECT_ROOT } from '../../project-root';
 import type { Lang } from '../fundraisers';
 import { EMBED_LANGS, embedLocale } from './embed.labels';
 import { campaignPage, EMBED_CSP, notFoundPage, type Theme } from './embed.page';
-import { embedCampaign } from './embed.service';
+import { embedCampaign, inlineCover } from './embed.service';
 
 // Plain browser scripts, read from the source tree (not compiled: they run in the partner's browser as written).
 const ASSETS = path.join(PROJECT_ROOT, 'src/modules/embed/assets');
@@ -68,6 +69,25 @@ export default defineRoutes(
         // Shared caches may keep it briefly: the stream corrects the numbers as soon as the page connects.
         res.setHeader('Cache-Control', 'public, max-age=15');
         res.type('html').send(campaignPage(campaign, loc, theme));
+      },
+    }),
+    route<{ slug: string }>({
+      method: 'get',
+      path: '/fundraisers/:slug/cover',
+      summary: "Embeddable widget page's cover, when the campaign stores it inline",
+      description:
+        'The image of a cover kept as a `data:image/...` URL, so the embed page links it instead of carrying it. 404 when the campaign is not shown by the embed page or its cover is a URL (the page links that URL itself). Cached 5 minutes; the page asks for it with a version that changes with the campaign.',
+      auth: 'none',
+      limiters: ['public'],
+      params: pageParams,
+      produces: ['image/png', 'image/jpeg', 'image/webp', 'image/gif'],
+      errors: [404],
+      handler: async ({ ctx, params, res }) => {
+        const cover = await inlineCover(ctx, params.slug);
+        if (!cover) throw notFound('Cover');
+        res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+        res.setHeader('Cache-Control', 'public, max-age=300');
+        res.type(cover.type).send(cover.bytes);
       },
     }),
     route({
