@@ -927,6 +927,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fundraisers/{id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live progress of a campaign (server-sent events)
+         * @description A `text/event-stream` that stays open: `progress` at once and after every change of the figures (at most one every 250 ms), `donation` for each settled gift (the donor list's public fields; its `id:` is a cursor that only grows), and `closed` when the campaign ends or the caller may no longer read it, after which the stream ends. Events are written in batches, at most one write every 250 ms. A reconnect with `Last-Event-ID` first replays the donations after it (at most 100, at most 10 minutes old). A comment line every 15 s keeps proxies from closing the stream. Limits: 20 open streams per client address (429 beyond, in the rate limiters' shape), LIVE_MAX_STREAMS per server process (503 with Retry-After beyond). A server that stops ends its streams first: EventSource reconnects (to another server) with Last-Event-ID and misses nothing. A campaign the caller may not read answers 404, as its detail read. How to consume it: docs/integrators/live-stream.md. Auth: optional. Rate limiters: public.
+         */
+        get: operations["getFundraisersByIdLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fundraisers/{id}/media": {
         parameters: {
             query?: never;
@@ -4449,6 +4469,50 @@ export interface components {
             error: string;
             message: string;
             request_id?: string;
+        };
+        LiveClosed: {
+            /**
+             * @description ended: the campaign ended; unavailable: the caller may no longer read it
+             * @enum {string}
+             */
+            reason: "ended" | "unavailable";
+        };
+        /** @description A settled gift, with what the public donor list shows of it (never an email or a person's id) */
+        LiveDonation: {
+            amount_cents: number;
+            /** @description when the gift was paid */
+            created_at: string;
+            currency: string;
+            /** @description null for an anonymous gift (the donor list's rules) */
+            donor_name: string | null;
+            /** Format: uuid */
+            id: string;
+        };
+        /** @description One server-sent event of the stream (text/event-stream: `id:`, `event:` and `data:` lines, a blank line after each). Several may arrive in one read. Lines starting with `:` are comments sent every 15 s to keep proxies from closing the stream. */
+        LiveEvent: {
+            data: components["schemas"]["LiveProgress"];
+            /** @enum {string} */
+            event: "progress";
+        } | {
+            data: components["schemas"]["LiveDonation"];
+            /** @enum {string} */
+            event: "donation";
+            /** @description the cursor: grows with every gift; send it back as Last-Event-ID */
+            id: string;
+        } | {
+            data: components["schemas"]["LiveClosed"];
+            /** @enum {string} */
+            event: "closed";
+        };
+        /** @description The campaign's figures, as its stats read shows them */
+        LiveProgress: {
+            donation_count: number;
+            /** @description distinct donors */
+            donor_count: number;
+            goal_amount_cents: number;
+            percentage_funded: number;
+            recurring_donor_count: number;
+            total_raised_cents: number;
         };
         MediaUpload: {
             bytes: number;
@@ -11034,6 +11098,89 @@ export interface operations {
             };
             /** @description Server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other error, in the Error shape: 413 `Payload too large` for a request body over the size limit (on every operation, since every body is read), and 503 `DATABASE_UNAVAILABLE` with `Retry-After` when the database is unreachable or too slow for an operation that uses it. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getFundraisersByIdLive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["LiveEvent"];
+                };
+            };
+            /** @description Not modified: the `If-None-Match` (or `If-Modified-Since`) of the request still matches; no body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failure or bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found or not readable by the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequests"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Dependency unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
