@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { ListenSession } from './listen-session';
 import type { Logger } from './logger';
 
 /**
@@ -21,65 +22,37 @@ export interface InvalidationHandlers {
 
 /** Payload prefix of this process's own catch-up markers (barrier), never a change. */
 const BARRIER = 'barrier:';
-const RETRY_MIN_MS = 100;
-const RETRY_MAX_MS = 5_000;
 
 export class InvalidationListener {
-  private client: pg.Client | null = null;
-  private closed = false;
-  private retryMs = RETRY_MIN_MS;
-  private timer: NodeJS.Timeout | null = null;
-  /** True while LISTEN is in effect: every committed change since then will be delivered. */
-  listening = false;
+  private readonly session: ListenSession;
   private barrierSeq = 0;
   private readonly barriers = new Map<string, () => void>();
 
-  constructor(
-    private readonly connection: string | pg.ClientConfig,
-    private readonly handlers: InvalidationHandlers,
-    private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    if (this.client || this.closed) return;
-    void this.connect();
+  constructor(connection: string | pg.ClientConfig, handlers: InvalidationHandlers, log: Logger) {
+    this.session = new ListenSession(
+      connection,
+      [READ_CACHE_CHANNEL],
+      {
+        notification: (channel, payload) => {
+          if (channel !== READ_CACHE_CHANNEL || !payload) return;
+          if (payload.startsWith(BARRIER)) this.barriers.get(payload)?.();
+          else handlers.onMessage(payload);
+        },
+        up: () => handlers.onUp(),
+        down: () => handlers.onDown(),
+      },
+      log,
+      'read cache',
+    );
   }
 
-  private async connect(): Promise<void> {
-    const config = typeof this.connection === 'string' ? { connectionString: this.connection } : this.connection;
-    // keepAlive: a peer that vanished without closing is noticed (then: reconnect, cache off meanwhile).
-    const client = new pg.Client({ ...config, keepAlive: true, connectionTimeoutMillis: 5_000 });
-    this.client = client;
-    let failed = false;
-    const fail = (err?: Error) => {
-      if (failed) return;
-      failed = true;
-      if (err && !this.closed) this.log.warn({ err: err.message }, 'read cache: invalidation listener lost; reconnecting');
-      this.down();
-      client.removeAllListeners('notification');
-      // An ended or broken client reports errors later too; keep them away from the process.
-      client.on('error', () => undefined);
-      void client.end().catch(() => undefined);
-      if (this.client === client) this.client = null;
-      this.scheduleReconnect();
-    };
-    client.on('error', fail);
-    client.on('end', () => fail());
-    client.on('notification', (msg) => {
-      if (msg.channel !== READ_CACHE_CHANNEL || !msg.payload) return;
-      if (msg.payload.startsWith(BARRIER)) this.barriers.get(msg.payload)?.();
-      else this.handlers.onMessage(msg.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${READ_CACHE_CHANNEL}`);
-      if (this.closed || failed) return fail();
-      this.retryMs = RETRY_MIN_MS;
-      this.listening = true;
-      this.handlers.onUp();
-    } catch (err) {
-      fail(err as Error);
-    }
+  /** True while LISTEN is in effect: every committed change since then will be delivered. */
+  get listening(): boolean {
+    return this.session.listening;
+  }
+
+  start(): void {
+    this.session.start();
   }
 
   /**
@@ -88,8 +61,8 @@ export class InvalidationListener {
    * call has been handed to onMessage. False on timeout or a lost connection.
    */
   async barrier(timeoutMs: number): Promise<boolean> {
-    const client = this.client;
-    if (!client || !this.listening) return false;
+    const client = this.session.client;
+    if (!client) return false;
     const token = `${BARRIER}${process.pid}:${(this.barrierSeq += 1)}`;
     let timer: NodeJS.Timeout | undefined;
     const back = new Promise<boolean>((resolve) => {
@@ -107,29 +80,7 @@ export class InvalidationListener {
     }
   }
 
-  private down(): void {
-    const was = this.listening;
-    this.listening = false;
-    if (was || !this.closed) this.handlers.onDown();
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.connect();
-    }, this.retryMs);
-    this.timer.unref();
-    this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs * 2);
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.listening = false;
-    const client = this.client;
-    this.client = null;
-    if (client) await client.end().catch(() => undefined);
+  close(): Promise<void> {
+    return this.session.close();
   }
 }

@@ -76,6 +76,17 @@ export function recordJob(task: string, outcome: 'succeeded' | 'failed'): void {
   jobsProcessed.inc({ task, outcome });
 }
 
+const liveTick = new Histogram({
+  name: 'live_tick_seconds',
+  help: 'Live streams: one campaign tick by phase (read: its database reads; write: the batch to every viewer)',
+  labelNames: ['phase'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+export function recordLiveTick(phase: 'read' | 'write', seconds: number): void {
+  liveTick.observe({ phase }, seconds);
+}
+
 // Read at scrape time from whatever the process registered (the API's knex pool, the job queue).
 interface PoolLike {
   numUsed(): number;

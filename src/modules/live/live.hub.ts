@@ -1,9 +1,13 @@
+import knexFactory, { type Knex } from 'knex';
 import type { AppContext } from '../../context';
+import type { Db } from '../../db/knex';
 import { journalGiftsAfter, journalHead } from '../donations';
-import { LiveListener } from './live.listener';
-import { campaignState, closingReason, sseEvent } from './live.reads';
-import type { BatchPart, Viewer } from './live.viewer';
+import { liveListener } from './live.listener';
+import { campaignState, closingReason, sseEvent, type CampaignState } from './live.reads';
+import { HEARTBEAT, type Batch, type BatchPart, type Viewer } from './live.viewer';
 import { directConnection } from '../../infra/db-endpoints';
+import type { ListenSession } from '../../infra/listen-session';
+import { recordLiveTick } from '../../infra/metrics';
 
 /** At most one write per campaign per this many ms (every event since the last one goes in it). */
 export const TICK_MS = 250;
@@ -35,14 +39,15 @@ interface Channel {
 export class LiveHub {
   private readonly channels = new Map<string, Channel>();
   private readonly byAddress = new Map<string, number>();
-  private readonly listener: LiveListener;
+  private readonly listener: ListenSession;
+  private reader: Db | null = null;
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
   /** Streams open or being opened in this process. */
   open = 0;
 
   constructor(private readonly ctx: AppContext) {
-    this.listener = new LiveListener(
+    this.listener = liveListener(
       directConnection(ctx.db),
       {
         gift: (id) => this.poke(this.channels.get(id), true),
@@ -131,17 +136,36 @@ export class LiveHub {
     ch.timer = setTimeout(() => void this.flush(ch), Math.max(0, ch.lastFlush + TICK_MS - Date.now()));
   }
 
+  /**
+   * The ticks' own connection (one per process, a direct session like the listener's): a tick's
+   * reads never queue for the request pool behind settlements and page reads, which is what made
+   * delivery fall seconds behind under load. One connection is enough: a tick reads once per
+   * campaign, whatever the number of viewers.
+   */
+  private reads(): Db {
+    if (this.closed) throw new Error('live streams are closed');
+    this.reader ??= knexFactory({
+      client: 'pg',
+      connection: { ...directConnection(this.ctx.db), keepAlive: true } as Knex.PgConnectionConfig,
+      pool: { min: 0, max: 1, idleTimeoutMillis: 60_000 },
+      acquireConnectionTimeout: 10_000,
+    });
+    return this.reader;
+  }
+
   /** One tick: the new gifts and the figures if they moved, as one write to each viewer. */
   private async flush(ch: Channel): Promise<void> {
     ch.timer = null;
     ch.busy = true;
     const parts: BatchPart[] = [];
-    const closing = new Map<Viewer, string>();
+    const closing = new Map<Viewer, Buffer>();
+    const started = performance.now();
     try {
       await ch.ready;
+      const db = this.reads();
       while (ch.gifts) {
         ch.gifts = false;
-        const gifts = await journalGiftsAfter(this.ctx.db, ch.id, ch.cursor.toString(), { limit: GIFTS_PER_READ });
+        const gifts = await journalGiftsAfter(db, ch.id, ch.cursor.toString(), { limit: GIFTS_PER_READ });
         for (const g of gifts) {
           const { id, amount_cents, currency, donor_name, created_at } = g.gift;
           parts.push({ seq: BigInt(g.seq), text: sseEvent('donation', { id, amount_cents, currency, donor_name, created_at }, g.seq) });
@@ -151,14 +175,11 @@ export class LiveHub {
       }
       if (ch.changed) {
         ch.changed = false;
-        const state = await campaignState(this.ctx.db, ch.id);
+        const state = await campaignState(db, ch.id);
         const progress = state ? JSON.stringify(state.progress) : ch.lastProgress;
         if (state && progress !== ch.lastProgress) parts.push({ text: `event: progress\ndata: ${progress}\n\n` });
         ch.lastProgress = progress;
-        for (const v of ch.viewers) {
-          const reason = closingReason(state, v.actor);
-          if (reason) closing.set(v, sseEvent('closed', { reason }));
-        }
+        this.closings(state, ch.viewers, closing);
       }
     } catch (err) {
       this.ctx.log.warn({ err, fundraiserId: ch.id }, 'live streams: tick failed; trying again');
@@ -167,19 +188,41 @@ export class LiveHub {
     } finally {
       ch.busy = false;
     }
-    const whole = parts.map((p) => p.text).join('');
+    const wrote = performance.now();
+    recordLiveTick('read', (wrote - started) / 1000);
     // Counted from the write, so writes (not just reads) are TICK_MS apart however long the reads took.
     if (parts.length > 0 || closing.size > 0) ch.lastFlush = Date.now();
-    for (const v of ch.viewers) {
-      v.send(parts, whole);
-      const last = closing.get(v);
-      if (last !== undefined) v.end(last);
+    if (parts.length > 0 || closing.size > 0) {
+      // Serialized once per tick: every viewer that has none of it yet gets the very same bytes.
+      const seqs = parts.filter((p) => p.seq !== undefined).map((p) => p.seq!);
+      const batch: Batch = { parts, whole: Buffer.from(parts.map((p) => p.text).join('')), firstSeq: seqs.length > 0 ? seqs[0]! : null };
+      for (const v of ch.viewers) {
+        v.send(batch);
+        const last = closing.get(v);
+        if (last !== undefined) v.end(last);
+      }
+      recordLiveTick('write', (performance.now() - wrote) / 1000);
     }
     if (ch.gifts || ch.changed) this.schedule(ch);
   }
 
+  /** Viewers whose stream ends with this state; the reason is worked out once per kind of caller. */
+  private closings(state: CampaignState | null, viewers: Set<Viewer>, out: Map<Viewer, Buffer>): void {
+    const memo = new Map<unknown, Buffer | null>();
+    for (const v of viewers) {
+      // Guests (null) share one entry; a signed-in viewer's rights are its own.
+      const key = v.actor;
+      let last = memo.get(key);
+      if (last === undefined) {
+        const reason = closingReason(state, v.actor);
+        memo.set(key, (last = reason ? Buffer.from(sseEvent('closed', { reason })) : null));
+      }
+      if (last) out.set(v, last);
+    }
+  }
+
   private beat(): void {
-    for (const ch of this.channels.values()) for (const v of ch.viewers) v.write(':\n\n');
+    for (const ch of this.channels.values()) for (const v of ch.viewers) v.write(HEARTBEAT);
   }
 
   /** Graceful stop: every stream ends now (clients reconnect, to another process), no new one opens. */
@@ -192,6 +235,9 @@ export class LiveHub {
     }
     this.channels.clear();
     await this.listener.close();
+    const reader = this.reader;
+    this.reader = null;
+    await reader?.destroy();
   }
 
   get closing(): boolean {

@@ -3,6 +3,8 @@ import type { Actor } from '../../http/actor';
 
 /** A viewer that has not read this much of what was written to it is cut off (it reconnects). */
 const MAX_BACKLOG_BYTES = 1024 * 1024;
+/** The comment line that keeps proxies from closing a quiet stream (one buffer for every viewer). */
+export const HEARTBEAT = Buffer.from(':\n\n');
 
 /** One event of a batch: donations carry their journal position, so a viewer can skip what it has. */
 export interface BatchPart {
@@ -10,12 +12,20 @@ export interface BatchPart {
   text: string;
 }
 
+/** One tick's events for a campaign, serialized once for all its viewers. */
+export interface Batch {
+  parts: readonly BatchPart[];
+  whole: Buffer;
+  /** The first donation's position (positions grow through the batch); null without donations. */
+  firstSeq: bigint | null;
+}
+
 /**
  * One open stream. Until `open()` (its replay written), what the campaign's channel sends is held,
  * so a reconnect's replay and the live events after it arrive in order with no gap or repeat.
  */
 export class Viewer {
-  private held: string[] | null = [];
+  private held: Buffer[] | null = [];
   ended = false;
 
   constructor(
@@ -27,31 +37,35 @@ export class Viewer {
   ) {}
 
   /** Writes one batch: a single write, whatever the number of events in it. */
-  send(parts: readonly BatchPart[], whole: string): void {
-    if (this.ended || parts.length === 0) return;
-    const text = parts.some((p) => p.seq !== undefined && p.seq <= this.after) ? parts.filter((p) => p.seq === undefined || p.seq > this.after).map((p) => p.text).join('') : whole;
-    for (const p of parts) if (p.seq !== undefined && p.seq > this.after) this.after = p.seq;
-    this.write(text);
+  send(batch: Batch): void {
+    if (this.ended || batch.parts.length === 0) return;
+    if (batch.firstSeq === null || batch.firstSeq > this.after) {
+      this.write(batch.whole);
+    } else {
+      // Only a viewer whose replay overlapped this tick: it gets its own copy without what it has.
+      this.write(Buffer.from(batch.parts.filter((p) => p.seq === undefined || p.seq > this.after).map((p) => p.text).join('')));
+    }
+    for (const p of batch.parts) if (p.seq !== undefined && p.seq > this.after) this.after = p.seq;
   }
 
-  write(text: string): void {
-    if (this.ended || text === '') return;
+  write(chunk: Buffer): void {
+    if (this.ended || chunk.length === 0) return;
     if (this.held) {
-      this.held.push(text);
+      this.held.push(chunk);
       return;
     }
     if (this.res.writableLength > MAX_BACKLOG_BYTES) return this.end();
-    this.res.write(text);
+    this.res.write(chunk);
   }
 
   /** Writes `first` (progress and replay), then whatever was held meanwhile. */
   open(first: string): void {
     const held = this.held ?? [];
     this.held = null;
-    this.write(first + held.join(''));
+    this.write(Buffer.concat([Buffer.from(first), ...held]));
   }
 
-  end(last = ''): void {
+  end(last: Buffer | string = ''): void {
     if (this.ended) return;
     this.ended = true;
     this.held = null;
