@@ -219,7 +219,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       'Postgres replica (DATABASE_REPLICA_URLS)': pg.replicaUrl,
       Redis: redis.url,
       [`pgBackRest repository (stanza ${backups.stanza})`]: backups.repoPath,
-      'pgBackRest configuration (PGBACKREST_CONFIG)': backups.config,
+      'pgBackRest config (PGBACKREST_CONFIG)': backups.config,
       'Temporary folder': dir,
     };
     return {
