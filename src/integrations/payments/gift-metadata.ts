@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ProcessorMetadata } from './port';
 
 /**
  * A gift described in its processor objects' metadata, so that a database restored to a point
@@ -7,6 +6,9 @@ import type { ProcessorMetadata } from './port';
  * Nothing personal beyond what the processor already holds (it has the receipt address): the
  * donor's account id, the name only for a public gift, never the message.
  */
+/** Metadata as the processor keeps it on an object: string keys and string values. */
+export type ProcessorMetadata = Record<string, string>;
+
 export interface GiftDescription {
   fundraiser_id: string;
   amount_cents: number;

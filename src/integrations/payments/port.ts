@@ -6,8 +6,9 @@
  * a gift's also describe it (gift-metadata.ts).
  */
 import type { PaymentEvent, PaymentRef } from './events';
+import type { ProcessorMetadata } from './gift-metadata';
 
-export type ProcessorMetadata = Record<string, string>;
+export type { ProcessorMetadata };
 
 export interface CreatePaymentIntentInput {
   amount_cents: number;

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { processorOrigin, type PaymentEvent, type PaymentRef, type ProcessorGift } from '../../integrations/payments';
 import { findById as findFundraiser } from '../fundraisers';
+import { accountExists } from '../idp';
 import * as repo from './donations.repo';
 import type { DonationRow } from './donations.repo';
 
@@ -40,7 +41,7 @@ export function rebuildable(ctx: AppContext, ref: PaymentRef | null | undefined,
 
 /** The donor's account, if it is here: one made after the restore point is not, and the gift then counts by its address. */
 export async function accountHere(trx: Knex.Transaction, userId: string | null): Promise<string | null> {
-  return userId && (await trx('users').where({ id: userId }).first('id')) ? userId : null;
+  return (await accountExists(trx, userId)) ? userId : null;
 }
 
 /**

@@ -12,6 +12,7 @@ export { findProfile, slugHolder, updateProfile, type ProfilePatch, type Profile
 export { changePassword, forgotPassword, resetPassword } from './idp.passwords';
 export { pruneExpiredRefreshOwners } from './idp.repo';
 export {
+  accountExists,
   joinPublicUser,
   publicUserJoinSql,
   publicUsers,

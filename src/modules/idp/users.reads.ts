@@ -9,6 +9,11 @@ type Q = Knex | Knex.Transaction;
  * pages), the join to embed. `onColumn` and `onRef` name a column of the enclosing query.
  */
 
+/** Whether the account exists here (a row rebuilt from the processor may name one made after a restore point). */
+export async function accountExists(db: Q, id: string | null | undefined): Promise<boolean> {
+  return !!id && !!(await db('users').where({ id }).first('id'));
+}
+
 /** What anyone may see of an account (a comment's author, a supporter, a tipper). */
 export interface PublicUser {
   id: string;

@@ -1,7 +1,10 @@
 /**
  * Read-only view of an organization's campaigns, for its public page and its admin dashboard.
  * Foreign tables it reads:
- * - fundraisers (fundraisers): the organization's campaigns, their visibility and totals counters;
+ * - fundraisers (fundraisers): the organization's campaigns and their visibility;
+ * - fundraiser_counter_shards (fundraisers): their counters, summed over the shard rows
+ *   (docs/decisions/0023-campaign-counters-in-shards.md); read here rather than through the
+ *   fundraisers module, which itself asks this module for organization permissions;
  * - fundraiser_donors (donations): unique donors across its public campaigns;
  * - donations (donations): gifts to its campaigns (dashboard totals and the gifts list);
  * - project_updates (updates): updates posted on its public campaigns.
@@ -10,7 +13,10 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
-import { counterSql } from '../fundraisers';
+
+/** One campaign counter summed over its shard rows, as a scalar subquery on the campaign `idRef`. */
+const counterSql = (idRef: string, column: 'raised_cents' | 'donation_count' | 'donor_count') =>
+  `(select coalesce(sum(cs.${column}), 0) from fundraiser_counter_shards cs where cs.fundraiser_id = ${idRef})`;
 
 type Q = Db | Knex.Transaction;
 

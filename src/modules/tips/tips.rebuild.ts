@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../../context';
 import { processorOrigin, type PaymentEvent } from '../../integrations/payments';
+import { accountExists } from '../idp';
 import * as repo from './tips.repo';
 
 /**
@@ -14,7 +15,7 @@ export async function rebuildTip(ctx: AppContext, trx: Knex.Transaction, e: Paym
   const t = e.ref?.kind === 'tip' ? e.ref.tip : undefined;
   if (!t || t.origin !== processorOrigin(ctx.config.PUBLIC_URL)) return undefined;
   // An account made after the restore point is not here either.
-  const user = t.user_id && (await trx('users').where({ id: t.user_id }).first('id')) ? t.user_id : null;
+  const user = (await accountExists(trx, t.user_id)) ? t.user_id : null;
   await trx('tips')
     .insert({
       id: t.tip_id,
