@@ -29,6 +29,7 @@ const ACCEPTED_AMBIGUOUS_PATHS: Record<string, string> = {
   '/api/v1/fundraisers/{id}/endorsement-requests': 'the interface: a campaign sub-resource',
   '/api/v1/fundraisers/{id}/media': 'the interface: a campaign sub-resource',
   '/api/v1/fundraisers/{id}/outcome-report': 'the interface: a campaign sub-resource',
+  '/api/v1/fundraisers/{id}/live': 'the live progress stream of a campaign',
 };
 const SLUG_PATH = '/api/v1/fundraisers/slug/{slug}';
 
