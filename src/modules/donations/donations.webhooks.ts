@@ -92,12 +92,12 @@ const toRebuild = (prefetched: unknown) => (prefetched as Prefetched | undefined
  */
 function onDonation<E extends GiftEvent>(run: (ctx: AppContext, trx: Knex.Transaction, d: DonationRow, event: E, fee: number) => Promise<Outcome>, settles = true): WebhookHandler<E> {
   const h: WebhookHandler<E> = async (ctx, event, trx, prefetched) => {
+    // The gift the event names is read and locked in one statement (one round trip per settlement).
+    const named = await locate(trx, event, true);
+    if (named) return run(ctx, trx, named, event, feeOf(prefetched));
     const linked = prefetchedGift(prefetched);
     const rebuild = toRebuild(prefetched);
-    const found =
-      (await locate(trx, event, false)) ??
-      (linked ? await repo.findById(trx, linked) : undefined) ??
-      (rebuild ? await rebuildGift(ctx, trx, rebuild, idsOf(event)) : undefined);
+    const found = (linked ? await repo.findById(trx, linked) : undefined) ?? (rebuild ? await rebuildGift(ctx, trx, rebuild, idsOf(event)) : undefined);
     if (!found) return 'ignored';
     const d = await repo.findById(trx, found.id, true);
     if (!d) return 'ignored';
