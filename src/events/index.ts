@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AppContext } from '../context';
-import { claimInbox, enqueue } from '../infra/jobs';
+import { claimInbox, enqueue, insertAndEnqueue } from '../infra/jobs';
 import { causedEventId } from './caused-id';
 import type { EventMap, EventType } from './types';
 
@@ -48,13 +48,10 @@ export function on<T extends EventType>(type: T, name: string, handle: Subscribe
  */
 export async function emit<T extends EventType>(trx: Knex.Transaction, type: T, payload: EventMap[T], opts: { causedBy?: string } = {}): Promise<string> {
   const id = opts.causedBy ? causedEventId(opts.causedBy, type) : undefined;
-  const [row] = await trx('events')
-    .insert({ ...(id ? { id } : {}), type, payload: JSON.stringify(payload) })
-    .onConflict('id')
-    .ignore()
-    .returning('id');
-  if (row) await enqueue(trx, DISPATCH_QUEUE, { event_id: row.id });
-  return (row?.id ?? id) as string;
+  // The outbox row and its dispatch job in one statement (a settlement's hot path).
+  const insert = trx('events').insert({ ...(id ? { id } : {}), type, payload: JSON.stringify(payload) }).onConflict('id').ignore().returning('id');
+  const inserted = await insertAndEnqueue(trx, insert, DISPATCH_QUEUE, 'event_id');
+  return (inserted ?? id) as string;
 }
 
 /**

@@ -32,7 +32,7 @@ export type JobHandler = (payload: Record<string, unknown>, job: JobInfo) => Pro
  */
 export type AtomicJobHandler = (payload: Record<string, unknown>, job: JobInfo, trx: Knex.Transaction) => Promise<void>;
 
-export { enqueue, claimInbox, TRACE_KEY, type EnqueueOptions } from './jobs-enqueue';
+export { enqueue, insertAndEnqueue, claimInbox, TRACE_KEY, type EnqueueOptions } from './jobs-enqueue';
 
 /** graphile-worker's schema and functions; migrateLatest runs this before the app's migrations. */
 export async function migrateJobSchema(db: Knex): Promise<void> {

@@ -5,14 +5,16 @@ import type { PaymentEvent } from '../../integrations/payments';
  * Claims an event id for this transaction. A concurrent delivery of the same id waits on the
  * unique key until this transaction ends: it then sees the row (duplicate) or, after a
  * rollback, claims it itself. Answers false when the event was already processed. The event's
- * kind and the row it names are kept for check-ledger.
+ * kind and the row it names are kept for check-ledger. The row is written with the common outcome,
+ * 'applied': nobody sees it before this transaction commits, and processEvent corrects it first
+ * when the handler answers otherwise (a settlement saves the round trip of an update).
  */
 export async function claimEvent(trx: Knex.Transaction, event: PaymentEvent): Promise<boolean> {
   const rows = await trx('processed_webhook_events')
     .insert({
       event_id: event.id,
       type: event.processor_type,
-      outcome: 'processing',
+      outcome: 'applied',
       kind: event.kind,
       ref_kind: event.ref?.kind ?? null,
       ref_id: event.ref?.id ?? null,

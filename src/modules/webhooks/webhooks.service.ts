@@ -15,7 +15,8 @@ export async function processEvent(ctx: AppContext, handlers: WebhookHandlerMap,
   return ctx.db.transaction(async (trx) => {
     if (!(await claimEvent(trx, event))) return 'duplicate';
     const outcome: WebhookOutcome = handler ? ((await handler(ctx, event, trx, prefetched)) ?? 'applied') : 'ignored';
-    await recordOutcome(trx, event.id, outcome);
+    // claimEvent wrote 'applied'; only another outcome needs a statement.
+    if (outcome !== 'applied') await recordOutcome(trx, event.id, outcome);
     return outcome;
   });
 }
