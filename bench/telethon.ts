@@ -8,7 +8,7 @@
  * reads of the campaign alone and while it all runs.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/telethon.ts
- *   TELETHON_VIEWERS=10000 TELETHON_SECONDS=60 TELETHON_RATE=20 TELETHON_TOPOLOGIES=1,3 TELETHON_READ_CONNECTIONS=16
+ *   TELETHON_VIEWERS=10000,9000 TELETHON_SECONDS=60 TELETHON_RATE=20 TELETHON_TOPOLOGIES=1,3 TELETHON_READ_CONNECTIONS=16
  *
  * The viewers are a child process (bench/telethon-viewers.ts) started under `ulimit -n 20000`.
  * HAProxy holds two sockets per viewer, so through it about 9,000 viewers fit in 20,000 open files.
@@ -30,10 +30,12 @@ import { runLoad, type LoadResult } from './load-gen';
 import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
 import { writeLatestRun } from './results';
 
-const VIEWERS = Number(process.env.TELETHON_VIEWERS ?? 10_000);
+/** Viewers per topology, in order ('10000,9000'); one number serves every topology. */
+const VIEWER_COUNTS = (process.env.TELETHON_VIEWERS ?? '10000').split(',').map(Number);
+const TOPOLOGIES = (process.env.TELETHON_TOPOLOGIES ?? '1,3').split(',').map(Number);
+const viewersFor = (i: number) => VIEWER_COUNTS[Math.min(i, VIEWER_COUNTS.length - 1)]!;
 const SECONDS = Number(process.env.TELETHON_SECONDS ?? 60);
 const RATE = Number(process.env.TELETHON_RATE ?? 20);
-const TOPOLOGIES = (process.env.TELETHON_TOPOLOGIES ?? '1,3').split(',').map(Number);
 const READ_CONNECTIONS = Number(process.env.TELETHON_READ_CONNECTIONS ?? 16);
 const READ_SECONDS = Math.min(SECONDS, 20);
 const log = (m: string) => process.stdout.write(`[telethon] ${m}\n`);
@@ -46,6 +48,56 @@ const rssMb = (pid: number | undefined) => {
 };
 
 interface Pending { donation_id: string; pi: string; amount: number }
+
+/** What the API processes say about themselves (GET /metrics on loopback), summed or maxed over them. */
+interface Inside { tickReadMs: number; tickWriteMs: number; ticks: number; writeP99Bucket: number; lagP99Ms: number; lagMaxMs: number; poolWaitingMax: number }
+
+async function scrape(bases: string[]): Promise<Map<string, number>[]> {
+  return Promise.all(bases.map(async (b) => {
+    const text = await fetch(`${b}/metrics`).then((r) => r.text(), () => '');
+    const out = new Map<string, number>();
+    for (const line of text.split('\n')) {
+      const m = /^([a-z_0-9]+(?:\{[^}]*\})?) ([0-9.eE+-]+|NaN)$/.exec(line);
+      if (m) out.set(m[1]!, Number(m[2]));
+    }
+    return out;
+  }));
+}
+
+/** Samples the processes once a second while `during` runs: pool waiters and event-loop delay (prom-client resets it per scrape). */
+async function watchInside(bases: string[], during: Promise<unknown>): Promise<Inside> {
+  const before = await scrape(bases);
+  let done = false;
+  void during.finally(() => (done = true));
+  let lagMax = 0;
+  const lags: number[] = [];
+  let poolWaitingMax = 0;
+  while (!done) {
+    await sleep(1000);
+    for (const m of await scrape(bases)) {
+      lags.push((m.get('nodejs_eventloop_lag_p99_seconds') ?? 0) * 1000);
+      lagMax = Math.max(lagMax, (m.get('nodejs_eventloop_lag_max_seconds') ?? 0) * 1000);
+      poolWaitingMax = Math.max(poolWaitingMax, m.get('db_pool_connections{state="waiting"}') ?? 0);
+    }
+  }
+  const after = await scrape(bases);
+  const delta = (k: string) => after.reduce((s, m, i) => s + (m.get(k) ?? 0) - (before[i]!.get(k) ?? 0), 0);
+  const ticks = delta('live_tick_seconds_count{phase="read"}');
+  const writes = delta('live_tick_seconds_count{phase="write"}');
+  // The smallest bucket holding 99% of the phase's writes.
+  const buckets = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+  const writeP99Bucket = (buckets.find((b) => delta(`live_tick_seconds_bucket{le="${b}",phase="write"}`) >= 0.99 * writes) ?? Infinity) * 1000;
+  lags.sort((a, b) => a - b);
+  return {
+    tickReadMs: (delta('live_tick_seconds_sum{phase="read"}') * 1000) / Math.max(1, ticks),
+    tickWriteMs: (delta('live_tick_seconds_sum{phase="write"}') * 1000) / Math.max(1, writes),
+    ticks,
+    writeP99Bucket,
+    lagP99Ms: lags[Math.max(0, Math.ceil(0.99 * lags.length) - 1)] ?? NaN,
+    lagMaxMs: lagMax,
+    poolWaitingMax,
+  };
+}
 
 async function createGifts(base: string, fundraiserId: string, n: number, c: Client): Promise<Pending[]> {
   const out: Pending[] = [];
@@ -87,7 +139,7 @@ async function settle(base: string, gifts: Pending[]): Promise<number> {
   return failures;
 }
 
-interface ViewerReport { open: number; refused: number; ended: number; counts: number[]; dupes: number; deliveries?: number; missing?: number; p50?: number; p99?: number; max?: number; gifts?: number }
+interface ViewerReport { settled?: number; open: number; refused: number; refusedBy?: Record<string, number>; retried?: number; ended: number; counts: number[]; dupes: number; deliveries?: number; missing?: number; p50?: number; p99?: number; max?: number; gifts?: number }
 
 function startViewers(host: string, port: number, campaign: string, n: number, databaseUrl: string) {
   const script = path.join(__dirname, 'telethon-viewers.ts');
@@ -110,9 +162,9 @@ function startViewers(host: string, port: number, campaign: string, n: number, d
   return { child, ask };
 }
 
-interface Phase { processes: number; viewers: ViewerReport; gifts: number; webhookFailures: number; rssBefore: number; rssOpen: number; rssAfter: number; alone: LoadResult; during: LoadResult; openSeconds: number }
+interface Phase { inside: Inside; processes: number; planned: number; viewers: ViewerReport; gifts: number; webhookFailures: number; rssBefore: number; rssOpen: number; rssAfter: number; alone: LoadResult; during: LoadResult; openSeconds: number }
 
-async function phase(databaseUrl: string, processes: number): Promise<Phase> {
+async function phase(databaseUrl: string, processes: number, VIEWERS: number): Promise<Phase> {
   const c = new Client({ connectionString: databaseUrl });
   await c.connect();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cf-telethon-'));
@@ -154,15 +206,17 @@ async function phase(databaseUrl: string, processes: number): Promise<Phase> {
     await sleep(3000);
     const rssOpen = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
     log(`${status.open} streams open (${status.refused} refused) in ${openSeconds.toFixed(1)} s; RSS ${rssBefore.toFixed(0)} -> ${rssOpen.toFixed(0)} MB`);
-    const [during, webhookFailures] = await Promise.all([
+    const running = Promise.all([
       READ_CONNECTIONS > 0 ? runLoad(base, slugPath, { connections: READ_CONNECTIONS, seconds: READ_SECONDS }) : Promise.resolve(alone),
       settle(base, gifts),
     ]);
+    const [[during, webhookFailures], inside] = await Promise.all([running, watchInside(apis.map((a) => a.base), running)]);
+    log(`inside: tick read ${inside.tickReadMs.toFixed(1)} ms avg over ${inside.ticks} ticks, write ${inside.tickWriteMs.toFixed(1)} ms avg (p99 <= ${inside.writeP99Bucket} ms), event-loop delay p99 ${inside.lagP99Ms.toFixed(0)} ms max ${inside.lagMaxMs.toFixed(0)} ms, pool waiters max ${inside.poolWaitingMax}`);
     await sleep(3000);
     const rssAfter = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
     const report = await viewers.ask('done');
     log(`${processes} process(es): deliveries ${report.deliveries}, missing ${report.missing}, dupes ${report.dupes}, commit->viewer p50 ${report.p50?.toFixed(0)} ms p99 ${report.p99?.toFixed(0)} ms max ${report.max?.toFixed(0)} ms; reads during p99 ${during.p99} ms`);
-    return { processes, viewers: report, gifts: gifts.length, webhookFailures, rssBefore, rssOpen, rssAfter, alone, during, openSeconds };
+    return { inside, processes, planned: VIEWERS, viewers: report, gifts: gifts.length, webhookFailures, rssBefore, rssOpen, rssAfter, alone, during, openSeconds };
   } finally {
     viewers?.child.kill('SIGKILL');
     proxyChild?.kill('SIGTERM');
@@ -176,12 +230,13 @@ function write(phases: Phase[]): void {
   const cpu = os.cpus();
   const rows = phases.map((p) => {
     const v = p.viewers;
-    const complete = v.counts.filter((n) => n === p.gifts).length;
+    // Every viewer every gift that settled (a delivery the API did not acknowledge settles nothing; the processor would retry it).
+    const complete = v.counts.filter((n) => n === (v.settled ?? p.gifts)).length;
     const perStreamKb = ((p.rssOpen - p.rssBefore) * 1024) / Math.max(1, v.open);
-    return `| ${p.processes} | ${v.open} of ${VIEWERS} (${v.refused} refused, ${p.openSeconds.toFixed(0)} s to open) | ${p.gifts} (${p.webhookFailures} failed) | ${complete} of ${v.open} got all, ${v.missing} missing, ${v.dupes} twice | ${v.p50?.toFixed(0)} / ${v.p99?.toFixed(0)} / ${v.max?.toFixed(0)} | ${p.rssBefore.toFixed(0)} -> ${p.rssOpen.toFixed(0)} -> ${p.rssAfter.toFixed(0)} (${perStreamKb.toFixed(1)} KB per stream) | ${p.alone.p99} / ${p.during.p99} (${(p.during.p99 / Math.max(1, p.alone.p99)).toFixed(2)}x) |`;
+    return `| ${p.processes} | ${v.open} of ${p.planned} (${v.refused} refused${v.refused ? ` ${JSON.stringify(v.refusedBy ?? {})}` : ''}, ${v.retried ?? 0} connections tried again, ${p.openSeconds.toFixed(0)} s to open) | ${p.gifts} sent, ${v.settled ?? '?'} settled (${p.webhookFailures} not acknowledged) | ${complete} of ${v.open} got all, ${v.missing} missing, ${v.dupes} twice | ${v.p50?.toFixed(0)} / ${v.p99?.toFixed(0)} / ${v.max?.toFixed(0)} | ${p.rssBefore.toFixed(0)} -> ${p.rssOpen.toFixed(0)} -> ${p.rssAfter.toFixed(0)} (${perStreamKb.toFixed(1)} KB per stream) | ${p.alone.p99} / ${p.during.p99} (${(p.during.p99 / Math.max(1, p.alone.p99)).toFixed(2)}x) |`;
   });
   const body = [
-    `Run with \`npx tsx bench/telethon.ts\` (TELETHON_VIEWERS=${VIEWERS}, TELETHON_SECONDS=${SECONDS}, TELETHON_RATE=${RATE}) on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
+    `Run with \`npx tsx bench/telethon.ts\` (TELETHON_VIEWERS=${VIEWER_COUNTS.join(',')}, TELETHON_SECONDS=${SECONDS}, TELETHON_RATE=${RATE}) on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
       `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (a machine shared with other work: read the figures as a floor). ` +
       'The API as `npm start` runs it (READ_CACHE on, jobs off, sandbox processor); viewers are one node process reading raw sockets, each stream with its own X-Forwarded-For; ' +
       `gifts are signed \`payment_intent.succeeded\` webhooks at ${RATE}/s for gifts created beforehand (one in five anonymous); guest slug reads of the same campaign by autocannon, ${READ_CONNECTIONS} connections, ${READ_SECONDS} s alone, then during. ` +
@@ -190,6 +245,12 @@ function write(phases: Phase[]): void {
     '| API processes | streams | gifts | every viewer every gift | commit -> viewer p50 / p99 / max (ms) | API RSS before -> streams open -> after (MB) | slug read p99 alone / during (ms) |',
     '|---|---|---|---|---|---|---|',
     ...rows,
+    '',
+    'Inside the API processes while the gifts settle (their GET /metrics, sampled every second): a tick is one campaign\'s reads (new gifts, figures) and one write of the same bytes to each of its viewers.',
+    '',
+    '| API processes | ticks | tick reads avg (ms) | tick write to all viewers avg / p99 bucket (ms) | event-loop delay p99 of 1 s samples / max (ms) | request-pool waiters max |',
+    '|---|---|---|---|---|---|',
+    ...phases.map((p) => `| ${p.processes} | ${p.inside.ticks} | ${p.inside.tickReadMs.toFixed(1)} | ${p.inside.tickWriteMs.toFixed(1)} / <= ${p.inside.writeP99Bucket} | ${p.inside.lagP99Ms.toFixed(0)} / ${p.inside.lagMaxMs.toFixed(0)} | ${p.inside.poolWaitingMax} |`),
     '',
     'Commit time is live_gifts.settled_at, taken by the trigger that runs as the settlement commits; a viewer\'s time is when its socket read the event. Targets: every viewer every gift, p99 <= 1 s, slug read p99 during <= 2x alone.',
   ].join('\n');
@@ -209,7 +270,7 @@ async function main() {
   const handle = await connectDatabase(parseConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', RUN_JOBS: 'false', DATABASE_URL: databaseUrl }));
   await handle.close();
   const phases: Phase[] = [];
-  for (const p of TOPOLOGIES) phases.push(await phase(databaseUrl, p));
+  for (const [i, p] of TOPOLOGIES.entries()) phases.push(await phase(databaseUrl, p, viewersFor(i)));
   write(phases);
 }
 

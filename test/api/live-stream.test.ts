@@ -41,11 +41,13 @@ beforeAll(async () => {
     if (!req.url?.endsWith('/live')) return;
     const log: Array<{ at: number; text: string }> = [];
     writes.set(res, log);
-    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    // What reaches the connection (the stream writes a prebuilt chunk to the socket itself); each stream has its own connection.
+    const socket = req.socket;
+    const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    socket.write = ((chunk: unknown, ...rest: unknown[]) => {
       log.push({ at: Date.now(), text: String(chunk) });
       return write(chunk, ...rest);
-    }) as ServerResponse['write'];
+    }) as typeof socket.write;
   });
   ownerId = (await createUser(testDb())).id;
 });

@@ -4,7 +4,7 @@ import type { Db } from '../../db/knex';
 import { journalGiftsAfter, journalHead } from '../donations';
 import { liveListener } from './live.listener';
 import { campaignState, closingReason, sseEvent, type CampaignState } from './live.reads';
-import { HEARTBEAT, type Batch, type BatchPart, type Viewer } from './live.viewer';
+import { chunkFrame, type Batch, type BatchPart, type Viewer } from './live.viewer';
 import { directConnection } from '../../infra/db-endpoints';
 import type { ListenSession } from '../../infra/listen-session';
 import { recordLiveTick } from '../../infra/metrics';
@@ -14,6 +14,8 @@ export const TICK_MS = 250;
 /** A comment line this often keeps proxies from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 const GIFTS_PER_READ = 500;
+/** Viewers written to between two turns of the event loop. */
+const WRITE_SLICE = 500;
 
 /** Everything one process sends about one campaign: one subscription, many viewers. */
 interface Channel {
@@ -185,8 +187,6 @@ export class LiveHub {
       this.ctx.log.warn({ err, fundraiserId: ch.id }, 'live streams: tick failed; trying again');
       ch.gifts = true;
       ch.changed = true;
-    } finally {
-      ch.busy = false;
     }
     const wrote = performance.now();
     recordLiveTick('read', (wrote - started) / 1000);
@@ -195,14 +195,22 @@ export class LiveHub {
     if (parts.length > 0 || closing.size > 0) {
       // Serialized once per tick: every viewer that has none of it yet gets the very same bytes.
       const seqs = parts.filter((p) => p.seq !== undefined).map((p) => p.seq!);
-      const batch: Batch = { parts, whole: Buffer.from(parts.map((p) => p.text).join('')), firstSeq: seqs.length > 0 ? seqs[0]! : null };
-      for (const v of ch.viewers) {
-        v.send(batch);
-        const last = closing.get(v);
-        if (last !== undefined) v.end(last);
+      const whole = Buffer.from(parts.map((p) => p.text).join(''));
+      const batch: Batch = { parts, whole, frame: chunkFrame(whole), firstSeq: seqs.length > 0 ? seqs[0]! : null };
+      // Thousands of viewers are written in slices, so requests (slug reads, settlements) get the
+      // event loop between them; the channel stays busy until the last slice, so ticks never overlap.
+      const viewers = [...ch.viewers];
+      for (let k = 0; k < viewers.length; k += WRITE_SLICE) {
+        if (k > 0) await new Promise((r) => setImmediate(r));
+        for (const v of viewers.slice(k, k + WRITE_SLICE)) {
+          v.send(batch);
+          const last = closing.get(v);
+          if (last !== undefined) v.end(last);
+        }
       }
       recordLiveTick('write', (performance.now() - wrote) / 1000);
     }
+    ch.busy = false;
     if (ch.gifts || ch.changed) this.schedule(ch);
   }
 
@@ -222,7 +230,7 @@ export class LiveHub {
   }
 
   private beat(): void {
-    for (const ch of this.channels.values()) for (const v of ch.viewers) v.write(HEARTBEAT);
+    for (const ch of this.channels.values()) for (const v of ch.viewers) v.beat();
   }
 
   /** Graceful stop: every stream ends now (clients reconnect, to another process), no new one opens. */
