@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { backupsEnv } from './backups';
 import { exitOf, ROOT } from './util';
 
 /**
@@ -41,7 +42,7 @@ export function apiProcessEnv(port: number): Record<string, string> {
 /** Every setting the topology owns: a user's value of one of these is not used. */
 export function ownedKeys(): string[] {
   const any = 'x';
-  return [...Object.keys(ownedEnv({ url: any, pooledUrl: any, primaryUrl: any, replicaUrl: any, redisUrl: any })), ...Object.keys(apiProcessEnv(0))];
+  return [...Object.keys(ownedEnv({ url: any, pooledUrl: any, primaryUrl: any, replicaUrl: any, redisUrl: any })), ...Object.keys(apiProcessEnv(0)), ...Object.keys(backupsEnv(any, any))];
 }
 
 /** What the topology sets unless its user does. */

@@ -3,6 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { asRoot, bin, chownPostgres } from './util';
 
+/** What the apps are told of the cluster's pgBackRest repository (settings the cluster owns). */
+export function backupsEnv(config: string, repoPath: string): Record<string, string> {
+  return { PGBACKREST_CONFIG: config, PGBACKREST_STANZA: STANZA, BACKUP_REPO_PATH: repoPath };
+}
+
 /**
  * The cluster's backups, as pgBackRest's user guide sets them up: one stanza for the cluster's
  * Postgres, its WAL archived by `archive_command = 'pgbackrest ... archive-push %p'` into a
@@ -77,7 +82,7 @@ export function configureBackups(dir: string, pgPort: number, sockDir: string, p
       // primary's disk loses); a segment is switched only when something was written.
       'archive_timeout = 60',
     ],
-    env: { PGBACKREST_CONFIG: config, PGBACKREST_STANZA: STANZA, BACKUP_REPO_PATH: repoPath },
+    env: backupsEnv(config, repoPath),
     run,
   };
 }
