@@ -43,6 +43,7 @@ export class LiveHub {
   private readonly byAddress = new Map<string, number>();
   private readonly listener: ListenSession;
   private reader: Db | null = null;
+  private readonly ticking = new Set<Promise<void>>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
   /** Streams open or being opened in this process. */
@@ -135,7 +136,11 @@ export class LiveHub {
 
   private schedule(ch: Channel): void {
     if (ch.timer || ch.busy || this.closed) return;
-    ch.timer = setTimeout(() => void this.flush(ch), Math.max(0, ch.lastFlush + TICK_MS - Date.now()));
+    ch.timer = setTimeout(() => {
+      const tick = this.flush(ch);
+      this.ticking.add(tick);
+      void tick.finally(() => this.ticking.delete(tick));
+    }, Math.max(0, ch.lastFlush + TICK_MS - Date.now()));
   }
 
   /**
@@ -243,6 +248,10 @@ export class LiveHub {
     }
     this.channels.clear();
     await this.listener.close();
+    // A tick midway through its reads finishes them before their connection goes (else they would wait out the pool).
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.ticking]), new Promise((r) => (waited = setTimeout(r, 5_000)))]);
+    clearTimeout(waited);
     const reader = this.reader;
     this.reader = null;
     await reader?.destroy();
