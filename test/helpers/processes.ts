@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -22,11 +22,17 @@ export function admin(...args: string[]): Promise<CliResult> {
 
 /** admin() with more environment (BACKUP_DIR, ...). */
 export function adminWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/cli/admin.ts', ...args], {
+  return outputOf(
+    spawn(TSX, ['src/cli/admin.ts', ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_DIRECT_URL: process.env.TEST_DIRECT_DATABASE_URL, LOG_LEVEL: 'silent', ...env },
-    });
+    }),
+  );
+}
+
+/** What a child process printed and how it ended, once it has closed. */
+export function outputOf(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { freePort } from '../../src/infra/free-port';
 import { closeDb, createTestApp, testDb, type TestApp } from '../helpers/app';
 import { ROOT, codeBlocks } from '../helpers/markdown';
+import { outputOf, type CliResult } from '../helpers/processes';
 
 /**
  * The getting-started tour as a newcomer runs it: its `sh` blocks and its `http` requests, in the
@@ -38,20 +39,12 @@ function tourScript(base: string): string {
   return ['set -euo pipefail', ...steps].join('\n');
 }
 
-function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bash(script: string): Promise<CliResult> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'silent' };
   // `npm run admin` in the tour acts on this file's database, as it would on npm start's.
   if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = process.env.TEST_DATABASE_URL;
   if (process.env.TEST_DIRECT_DATABASE_URL) env.DATABASE_DIRECT_URL = process.env.TEST_DIRECT_DATABASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(spawn('bash', ['-c', script], { cwd: ROOT, env }));
 }
 
 const jsonLines = (out: string) =>

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex';
 import { liveDonationNoteSql } from '../comments';
 import { campaignJoinSql, joinCampaign, whereCampaignListed } from '../fundraisers';
+import type { PublicGiftRow } from './public-gifts';
 
 type Q = Db | Knex.Transaction;
 
@@ -35,13 +36,8 @@ export async function findReceipt(db: Q, receiptId: string): Promise<ReceiptRow 
   return rows[0];
 }
 
-export interface RecentRow {
-  id: string;
-  amount_cents: string | number;
-  currency: string;
-  donor_name: string | null;
-  anonymous: boolean;
-  message: string | null;
+/** A gift of the public list: the public columns, and the campaign it went to. */
+export interface RecentRow extends PublicGiftRow {
   paid_at: Date;
   fundraiser_id: string;
   title: string;
