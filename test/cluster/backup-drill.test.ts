@@ -7,7 +7,8 @@ import { Webhook } from 'standardwebhooks';
 import { createDb, type Db } from '../../src/db/knex';
 import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
 import { checkLedger } from '../../src/modules/integrity';
-import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { clusterSuite } from './suite';
 import { createUser } from '../helpers/auth';
 import { startFakeServer, type FakeServer } from '../helpers/fake-http';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -30,12 +31,7 @@ import { webhookReceiver, type Received } from '../helpers/webhook-receiver';
  * The processor is a Stripe-compatible double in this process: its records must outlive the
  * database (the sandbox keeps its own in the service's database, which the restore rewinds).
  */
-const missing = missingPackages();
-if (missing.length && (process.env.CI === 'true' || process.env.REQUIRE_CLUSTER === '1')) {
-  throw new Error(`the cluster tests need: apt-get install -y ${missing.join(' ')} (CI=true / REQUIRE_CLUSTER=1 do not skip them)`);
-}
-jest.setTimeout(300_000);
-const suite = missing.length ? describe.skip : describe;
+const suite = clusterSuite();
 
 const WEBHOOK_SECRET = 'whsec_drill_0123456789abcdef';
 const receiver = webhookReceiver();

@@ -7,7 +7,8 @@ import { createDb, type Db } from '../../src/db/knex';
 import { parseLsn } from '../../src/db/replica-probe';
 import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
 import { checkLedger } from '../../src/modules/integrity';
-import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { clusterSuite } from './suite';
 import { createUser, type TestUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { freePort, machineSlowdown, ROOT } from '../helpers/processes';
@@ -21,14 +22,7 @@ import { Load } from './load';
  * streaming replica, Redis), started once, under a steady mix of guest reads, signed-in reads and gifts.
  * Deadlines are generous (a busy machine), there are no throughput thresholds.
  */
-const missing = missingPackages();
-if (missing.length && (process.env.CI === 'true' || process.env.REQUIRE_CLUSTER === '1')) {
-  throw new Error(`the cluster tests need: apt-get install -y ${missing.join(' ')} (CI=true / REQUIRE_CLUSTER=1 do not skip them)`);
-}
-// A whole cluster under load on a busy machine: generous, never a throughput threshold.
-jest.setTimeout(300_000);
-const suite = missing.length ? describe.skip : describe;
-if (missing.length) console.warn(`cluster tests skipped: apt-get install -y ${missing.join(' ')}`);
+const suite = clusterSuite();
 
 const API = 3;
 const WORKERS = 2;

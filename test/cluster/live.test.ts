@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../src/db/knex';
-import { missingPackages, startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { startCluster, until, type Cluster } from '../../scripts/cluster/topology';
+import { clusterSuite } from './suite';
 import { createUser } from '../helpers/auth';
 import { createFundraiser, type FundraiserRow } from '../helpers/fundraisers';
 import { paymentSucceeded, signedEvent, type Gift } from '../helpers/gift-events';
@@ -13,12 +14,7 @@ import { openSse, type SseStream } from '../helpers/sse';
  * EventSource does) without losing or repeating a gift. No latency is asserted: deadlines are
  * generous for a busy machine.
  */
-const missing = missingPackages();
-if (missing.length && (process.env.CI === 'true' || process.env.REQUIRE_CLUSTER === '1')) {
-  throw new Error(`the cluster tests need: apt-get install -y ${missing.join(' ')} (CI=true / REQUIRE_CLUSTER=1 do not skip them)`);
-}
-jest.setTimeout(300_000);
-const suite = missing.length ? describe.skip : describe;
+const suite = clusterSuite();
 
 const API = 3;
 let cluster: Cluster;

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../src/db/knex';
 import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
-import { missingPackages, startCluster, type Cluster } from '../../scripts/cluster/topology';
+import { startCluster, type Cluster } from '../../scripts/cluster/topology';
+import { clusterSuite } from './suite';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { paymentSucceeded, type Gift } from '../helpers/gift-events';
@@ -18,12 +19,7 @@ import { stripeSignature } from './signatures';
  * `npm run admin -- rotate-idp-key`. Signed-in reads and signed deliveries never stop meanwhile,
  * and none is refused (no 401, no signature 400): the rotation costs nobody a request.
  */
-const missing = missingPackages();
-if (missing.length && (process.env.CI === 'true' || process.env.REQUIRE_CLUSTER === '1')) {
-  throw new Error(`the cluster tests need: apt-get install -y ${missing.join(' ')} (CI=true / REQUIRE_CLUSTER=1 do not skip them)`);
-}
-jest.setTimeout(300_000);
-const suite = missing.length ? describe.skip : describe;
+const suite = clusterSuite();
 
 const OLD = 'whsec_rotation_old_0123456789';
 const NEW = 'whsec_rotation_new_9876543210';
