@@ -205,9 +205,15 @@ export interface PaymentProcessor {
   retrievePaymentState(lookup: PaymentLookup): Promise<PaymentEvent[]>;
   /**
    * The processor's events of `types` created at or after `since` (Stripe GET /v1/events,
-   * auto-paginated), as typed events with their real ids; unreadable ones are skipped.
+   * auto-paginated), as typed events with their real ids; unreadable ones are skipped. They come
+   * in `eventListOrder`.
    */
   listEventsSince(since: Date, types: readonly string[]): AsyncIterable<PaymentEvent>;
+  /**
+   * The order listEventsSince yields: Stripe lists newest first, and its `created` is in whole
+   * seconds, so events of one second can only be put back in order by reversing the list.
+   */
+  readonly eventListOrder: 'newest-first' | 'oldest-first';
   /**
    * The balance transactions created in [from, to) (Stripe GET /v1/balance_transactions,
    * auto-paginated), one page at a time: never the whole day in memory.

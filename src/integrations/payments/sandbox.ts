@@ -42,6 +42,7 @@ const rid = (prefix: string) => `${prefix}_sb_${randomBytes(12).toString('hex')}
  */
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox' as const;
+  readonly eventListOrder = 'oldest-first' as const;
   // Only the webhook helpers are used; no request ever leaves the process.
   private readonly stripe = new Stripe('sk_test_sandbox_offline');
   private secret: Promise<string> | null = null;

@@ -32,6 +32,7 @@ const PAGE = 100;
 /** The real processor, through the official SDK. */
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe' as const;
+  readonly eventListOrder = 'newest-first' as const;
   private readonly stripe: Stripe;
 
   constructor(private readonly config: Config, private readonly db: Db) {

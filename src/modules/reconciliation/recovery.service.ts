@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import { HANDLED_EVENT_TYPES, type PaymentEvent } from '../../integrations/payments';
+import { HANDLED_EVENT_TYPES, type PaymentEvent, type PaymentProcessor } from '../../integrations/payments';
 import { processEvent, type WebhookHandlerMap, type WebhookOutcome } from '../webhooks';
 import { pendingPayments } from './reconciliation.reads';
 import { advanceEventCursor, eventCursor } from './reconciliation.repo';
@@ -100,9 +100,12 @@ export async function catchUpEvents(ctx: AppContext, handlers: WebhookHandlerMap
   return { rechecked: 0, applied: r.applied, listed: r.listed, failed: r.failed };
 }
 
-/** Oldest first, as they happened (Stripe lists newest first; events of one second keep their relative order). */
-function oldestFirst(events: PaymentEvent[]): PaymentEvent[] {
-  const listed = events.length > 1 && events[0]!.created > events[events.length - 1]!.created ? [...events].reverse() : events;
+/**
+ * Oldest first, as they happened: a newest-first list (Stripe's) is reversed, which is the only way
+ * to order events of one second; the stable sort by time then keeps that order within a second.
+ */
+export function oldestFirst(events: PaymentEvent[], order: PaymentProcessor['eventListOrder']): PaymentEvent[] {
+  const listed = order === 'newest-first' ? [...events].reverse() : events;
   return listed.map((e, i) => ({ e, i })).sort((a, b) => a.e.created.getTime() - b.e.created.getTime() || a.i - b.i).map((x) => x.e);
 }
 
@@ -116,7 +119,7 @@ export async function recoverSince(ctx: AppContext, handlers: WebhookHandlerMap,
   const since = new Date(from.getTime() - CATCH_UP_OVERLAP_MS);
   const events: PaymentEvent[] = [];
   for await (const e of ctx.payments.listEventsSince(since, HANDLED_EVENT_TYPES)) events.push(e);
-  const r = await replayEvents(ctx, handlers, oldestFirst(events));
+  const r = await replayEvents(ctx, handlers, oldestFirst(events, ctx.payments.eventListOrder));
   await advancePast(ctx, r, since);
   return { ...r, since };
 }
