@@ -98,6 +98,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       // Safety net only: schemas bound every value, so reaching here is a schema gap worth a warning.
       req.log?.warn({ code: e.code, err: (err as Error).message }, 'data exception from the database (schema gap)');
       apiErr = new ApiError(400, 'Bad request', 'A value is out of range or has the wrong format');
+    } else if (e.code === '40P01' || e.code === '40001') {
+      // A deadlock or a serialization failure: this request lost a race that a retry wins; nothing was kept.
+      req.log?.warn({ code: e.code, err: (err as Error).message }, 'transaction lost a race; asked to retry');
+      apiErr = new ApiError(503, 'Service temporarily unavailable', 'The request met a concurrent one; please retry', { code: 'RETRY', retryAfter: 1 });
     } else if (isDatabaseUnavailable(err)) {
       // Database away, frozen or too slow (docs/decisions/0011-outages-answer-503.md): never a 500; say when to retry.
       req.log?.warn({ code: e.code, err: (err as Error).message }, 'database unavailable');

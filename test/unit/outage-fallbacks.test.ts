@@ -125,3 +125,18 @@ describe('database errors in the error middleware', () => {
     expect(res.body).toMatchObject({ error: 'Service temporarily unavailable', code: 'DATABASE_UNAVAILABLE' });
   });
 });
+
+describe('a transaction that lost a race', () => {
+  test.each([
+    ['40P01 deadlock detected', '40P01'],
+    ['40001 could not serialize access', '40001'],
+  ])('when a request fails with %s, then 503 RETRY with Retry-After, never 500', async (_name, code) => {
+    const app = express();
+    app.get('/x', (_req, _res, next) => next(Object.assign(new Error('lost'), { code })));
+    app.use(errorHandler);
+    const res = await request(app).get('/x');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toMatchObject({ error: 'Service temporarily unavailable', code: 'RETRY' });
+  });
+});
