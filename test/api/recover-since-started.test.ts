@@ -75,8 +75,10 @@ const stripeConfig = (): Config => testConfig(stripeEnv());
 const dbName = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
 const restoredName = `${dbName}_started`;
 const stormName = `${dbName}_storm`;
+// The server itself, not the pooler of the PgBouncer pass: the copies are databases of their own,
+// and their job engine needs a session (prepared statements, LISTEN).
 const urlOf = (name: string) => {
-  const u = new URL(process.env.TEST_DATABASE_URL!);
+  const u = new URL(process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!);
   u.pathname = `/${name}`;
   return u.toString();
 };

@@ -39,8 +39,10 @@ const double = stripeDouble((method, path) => {
 const stripeConfig = (): Config => testConfig({ ...ENV, STRIPE_SECRET_KEY: 'sk_test_restore', STRIPE_API_URL: double.url(), STRIPE_WEBHOOK_SECRET: 'whsec_restore' });
 
 const snapName = `${new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1)}_restored`;
+// The server itself, not the pooler of the PgBouncer pass: the copies are databases of their own,
+// and their job engine needs a session (prepared statements, LISTEN).
 const urlOf = (name: string) => {
-  const u = new URL(process.env.TEST_DATABASE_URL!);
+  const u = new URL(process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!);
   u.pathname = `/${name}`;
   return u.toString();
 };
