@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
 import { commands } from '../../src/cli/commands';
 import type { Config } from '../../src/config';
@@ -12,6 +11,7 @@ import { registerJobs } from '../../src/jobs';
 import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
 import { processEvent } from '../../src/modules/webhooks';
+import { serverSql, serverUrlOf } from '../helpers/db-copies';
 import { closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
 import { authHeaders, createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -75,22 +75,6 @@ const stripeConfig = (): Config => testConfig(stripeEnv());
 const dbName = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
 const restoredName = `${dbName}_started`;
 const stormName = `${dbName}_storm`;
-// The server itself, not the pooler of the PgBouncer pass: the copies are databases of their own,
-// and their job engine needs a session (prepared statements, LISTEN).
-const urlOf = (name: string) => {
-  const u = new URL(process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-async function admin(sql: string) {
-  const c = new Client({ connectionString: urlOf('postgres') });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 let a: TestApp;
 const receiver = webhookReceiver();
@@ -100,11 +84,11 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await Promise.all([...open.values()].map((db) => db.destroy()));
-  for (const name of [restoredName, stormName]) await admin(`drop database if exists "${name}" with (force)`);
+  for (const name of [restoredName, stormName]) await serverSql(`drop database if exists "${name}" with (force)`);
   await closeDb();
 });
 const dbOf = (name: string): Db => {
-  if (!open.has(name)) open.set(name, createDb(urlOf(name), { max: 4 }));
+  if (!open.has(name)) open.set(name, createDb(serverUrlOf(name), { max: 4 }));
   return open.get(name)!;
 };
 
@@ -228,7 +212,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     // The backup, twice (one copy for recover-since, one for the storm): no connection may be open meanwhile.
     await a.ctx.jobs.stop();
     await closeDb();
-    for (const name of [restoredName, stormName]) await admin(`create database "${name}" template "${dbName}"`);
+    for (const name of [restoredName, stormName]) await serverSql(`create database "${name}" template "${dbName}"`);
     backupAt = new Date();
     a = createTestApp({ env: stripeEnv() });
 

@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { commands } from '../../src/cli/commands';
@@ -9,6 +8,7 @@ import { causedEventId } from '../../src/events';
 import { createLogger } from '../../src/infra/logger';
 import { registerJobs } from '../../src/jobs';
 import { checkLedger } from '../../src/modules/integrity';
+import { serverSql, serverUrlOf } from '../helpers/db-copies';
 import { closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
 import { authHeaders, createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
@@ -39,26 +39,10 @@ const double = stripeDouble((method, path) => {
 const stripeConfig = (): Config => testConfig({ ...ENV, STRIPE_SECRET_KEY: 'sk_test_restore', STRIPE_API_URL: double.url(), STRIPE_WEBHOOK_SECRET: 'whsec_restore' });
 
 const snapName = `${new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1)}_restored`;
-// The server itself, not the pooler of the PgBouncer pass: the copies are databases of their own,
-// and their job engine needs a session (prepared statements, LISTEN).
-const urlOf = (name: string) => {
-  const u = new URL(process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-async function admin(sql: string) {
-  const c = new Client({ connectionString: urlOf('postgres') });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 let restored: Db | null = null;
 afterAll(async () => {
   await restored?.destroy();
-  await admin(`drop database if exists "${snapName}" with (force)`);
+  await serverSql(`drop database if exists "${snapName}" with (force)`);
   await closeDb();
 });
 
@@ -114,7 +98,7 @@ describe('recover-since after a restore to an earlier point', () => {
     // The backup: Postgres copies the database (no connection may be open to it meanwhile).
     await a.ctx.jobs.stop();
     await closeDb();
-    await admin(`create database "${snapName}" template "${new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1)}"`);
+    await serverSql(`create database "${snapName}" template "${new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1)}"`);
     backupAt = new Date();
     a = createTestApp({ env: ENV });
 
@@ -133,7 +117,7 @@ describe('recover-since after a restore to an earlier point', () => {
   });
 
   test('when recover-since the backup time runs on the restored copy, then every later payment, refund and dispute comes back once and the money equals the original', async () => {
-    restored = createDb(urlOf(snapName), { max: 3 });
+    restored = createDb(serverUrlOf(snapName), { max: 3 });
     expect((await money(restored, fid)).fundraiser.donation_count).toBe(1);
     const line = await recoverSince(restored, backupAt);
     // Nine events listed (five minutes of overlap take in gift 0's payment, already recorded).
