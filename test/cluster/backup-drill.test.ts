@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { stripeSignature } from './signatures';
 import fs from 'node:fs';
@@ -8,12 +7,11 @@ import { createDb, type Db } from '../../src/db/knex';
 import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
 import { checkLedger } from '../../src/modules/integrity';
 import { startCluster, until, type Cluster } from '../../scripts/cluster/topology';
-import { clusterSuite } from './suite';
+import { clusterAdmin, clusterSuite } from './suite';
 import { createUser } from '../helpers/auth';
 import { startFakeServer, type FakeServer } from '../helpers/fake-http';
 import { createFundraiser } from '../helpers/fundraisers';
 import { chargeIdOf, paymentSucceeded, type Gift } from '../helpers/gift-events';
-import { ROOT } from '../helpers/processes';
 import { stripeEvent } from '../helpers/stripe';
 import { webhookReceiver, type Received } from '../helpers/webhook-receiver';
 
@@ -131,17 +129,7 @@ const money = async () => ({
   ledger: Number((await db('ledger_entries').count({ n: '*' }))[0]!.n),
 });
 
-/** `npm run admin -- <args>` against the cluster's database, as an operator runs it. */
-function admin(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '-s', 'admin', '--', ...args], { cwd: ROOT, env: { ...process.env, ...cluster.env, LOG_LEVEL: 'warn' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out: out.trim(), err: err.trim() }));
-  });
-}
+const admin = (args: string[]) => clusterAdmin(cluster, args);
 
 /**
  * The operator's steps of docs/operations/worst-days.md: apps stopped, the folder gone, pgbackrest

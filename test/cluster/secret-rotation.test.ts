@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createDb, type Db } from '../../src/db/knex';
 import { LocalIdentityProvider } from '../../src/integrations/idp/local/local-provider';
 import { startCluster, type Cluster } from '../../scripts/cluster/topology';
-import { clusterSuite } from './suite';
+import { clusterAdmin, clusterSuite } from './suite';
 import { createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
 import { paymentSucceeded, type Gift } from '../helpers/gift-events';
-import { ROOT } from '../helpers/processes';
 import { stripeEvent } from '../helpers/stripe';
 import { stripeSignature } from './signatures';
 
@@ -85,16 +83,7 @@ class Traffic {
   }
 }
 
-function admin(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('npm', ['run', '-s', 'admin', '--', ...args], { cwd: ROOT, env: { ...process.env, ...cluster.env, LOG_LEVEL: 'warn' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out: out.trim(), err: err.trim() }));
-  });
-}
+const admin = (args: string[]) => clusterAdmin(cluster, args);
 
 suite('secrets rotate while requests flow', () => {
   beforeAll(async () => {

@@ -1,4 +1,6 @@
-import { missingPackages } from '../../scripts/cluster/topology';
+import { spawn } from 'node:child_process';
+import { missingPackages, type Cluster } from '../../scripts/cluster/topology';
+import { outputOf, ROOT } from '../helpers/processes';
 
 /**
  * The `describe` of a cluster test file: `describe.skip` when Debian's packages the topology needs
@@ -14,4 +16,10 @@ export function clusterSuite(timeoutMs = 300_000): jest.Describe {
   jest.setTimeout(timeoutMs);
   if (missing.length) console.warn(`cluster tests skipped: apt-get install -y ${missing.join(' ')}`);
   return missing.length ? describe.skip : describe;
+}
+
+/** `npm run admin -- <args>` against the cluster's database, as an operator runs it. */
+export async function clusterAdmin(cluster: Cluster, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await outputOf(spawn('npm', ['run', '-s', 'admin', '--', ...args], { cwd: ROOT, env: { ...process.env, ...cluster.env, LOG_LEVEL: 'warn' } }));
+  return { code: r.code, out: r.stdout.trim(), err: r.stderr.trim() };
 }
