@@ -11,11 +11,36 @@ import { recordLiveTick } from '../../infra/metrics';
 
 /** At most one write per campaign per this many ms (every event since the last one goes in it). */
 export const TICK_MS = 250;
-/** A comment line this often keeps proxies from closing a quiet stream. */
+/**
+ * A campaign watched by more viewers than this in one process is written every LARGE_TICK_MS:
+ * each tick costs one socket write per viewer whatever it holds, so halving the ticks halves the
+ * cost of a big audience while a gift still reaches everyone well within a second.
+ */
+export const LARGE_AUDIENCE = 2_000;
+export const LARGE_TICK_MS = 500;
+/** A stream gets a comment line when nothing else was written to it for this long (proxies close quiet streams). */
 export const HEARTBEAT_MS = 15_000;
+/** How often the streams are looked over for quiet ones: no stream stays quiet longer than HEARTBEAT_MS. */
+export const BEAT_CHECK_MS = HEARTBEAT_MS / 3;
 const GIFTS_PER_READ = 500;
-/** Viewers written to between two turns of the event loop. */
-const WRITE_SLICE = 500;
+/** Viewers written to between two turns of the event loop: short enough that a request never waits long behind a slice. */
+const WRITE_SLICE = 100;
+
+/** The streams due a comment line at `now`: those nothing was written to for HEARTBEAT_MS less one check's period. */
+export const needsBeat = (v: Pick<Viewer, 'lastWrite'>, now: number) => v.lastWrite <= now - (HEARTBEAT_MS - BEAT_CHECK_MS);
+
+/** How far apart a campaign's writes are, by the size of its audience in this process. */
+export const tickMs = (viewers: number) => (viewers > LARGE_AUDIENCE ? LARGE_TICK_MS : TICK_MS);
+
+/** Runs `each` over `items` in slices, giving the event loop a turn (pending I/O first) between slices. */
+async function sliced<T>(items: Iterable<T>, each: (item: T) => void): Promise<void> {
+  let n = 0;
+  for (const item of items) {
+    if (n > 0 && n % WRITE_SLICE === 0) await new Promise((r) => setImmediate(r));
+    each(item);
+    n += 1;
+  }
+}
 
 /** Everything one process sends about one campaign: one subscription, many viewers. */
 interface Channel {
@@ -65,7 +90,7 @@ export class LiveHub {
       },
       ctx.log,
     );
-    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => this.beat(), BEAT_CHECK_MS);
     this.heartbeat.unref();
   }
 
@@ -140,7 +165,7 @@ export class LiveHub {
       const tick = this.flush(ch);
       this.ticking.add(tick);
       void tick.finally(() => this.ticking.delete(tick));
-    }, Math.max(0, ch.lastFlush + TICK_MS - Date.now()));
+    }, Math.max(0, ch.lastFlush + tickMs(ch.viewers.size) - Date.now()));
   }
 
   /**
@@ -204,15 +229,11 @@ export class LiveHub {
       const batch: Batch = { parts, whole, frame: chunkFrame(whole), firstSeq: seqs.length > 0 ? seqs[0]! : null };
       // Thousands of viewers are written in slices, so requests (slug reads, settlements) get the
       // event loop between them; the channel stays busy until the last slice, so ticks never overlap.
-      const viewers = [...ch.viewers];
-      for (let k = 0; k < viewers.length; k += WRITE_SLICE) {
-        if (k > 0) await new Promise((r) => setImmediate(r));
-        for (const v of viewers.slice(k, k + WRITE_SLICE)) {
-          v.send(batch);
-          const last = closing.get(v);
-          if (last !== undefined) v.end(last);
-        }
-      }
+      await sliced([...ch.viewers], (v) => {
+        v.send(batch);
+        const last = closing.get(v);
+        if (last !== undefined) v.end(last);
+      });
       recordLiveTick('write', (performance.now() - wrote) / 1000);
     }
     ch.busy = false;
@@ -234,8 +255,11 @@ export class LiveHub {
     }
   }
 
+  /** Only streams nothing was written to lately need the comment line; in slices, as the ticks. */
   private beat(): void {
-    for (const ch of this.channels.values()) for (const v of ch.viewers) v.beat();
+    const now = Date.now();
+    const viewers = [...this.channels.values()].flatMap((ch) => [...ch.viewers]);
+    void sliced(viewers, (v) => needsBeat(v, now) && v.beat());
   }
 
   /** Graceful stop: every stream ends now (clients reconnect, to another process), no new one opens. */

@@ -35,6 +35,8 @@ export interface Batch {
 export class Viewer {
   private held: Buffer[] | null = [];
   ended = false;
+  /** When something was last written to the stream (a busy one needs no heartbeat). */
+  lastWrite = 0;
 
   constructor(
     readonly res: Response,
@@ -67,6 +69,7 @@ export class Viewer {
       this.held.push(chunk);
       return;
     }
+    this.lastWrite = Date.now();
     const socket = this.res.socket;
     if ((socket?.writableLength ?? 0) + this.res.writableLength > MAX_BACKLOG_BYTES) return this.end();
     if (frame && socket && this.res.headersSent && this.res.chunkedEncoding && !this.res.writableEnded) socket.write(frame);
