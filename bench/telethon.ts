@@ -8,7 +8,12 @@
  * reads of the campaign alone and while it all runs.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/telethon.ts
- *   TELETHON_VIEWERS=10000,9000 TELETHON_SECONDS=60 TELETHON_RATE=20 TELETHON_TOPOLOGIES=1,3 TELETHON_READ_CONNECTIONS=16
+ *   TELETHON_VIEWERS=10000,9000 TELETHON_SECONDS=60 TELETHON_RATE=20 TELETHON_TOPOLOGIES=1,3 TELETHON_READ_CONNECTIONS=16 TELETHON_READ_RATE=500
+ *
+ * Slug reads are measured twice, alone and during: as fast as the API answers (autocannon's closed
+ * loop, which saturates the process, so any other work shows as queueing) and at a steady
+ * TELETHON_READ_RATE per second (an open loop: what a reader sees when the page is busy but the
+ * API is not flooded).
  *
  * The viewers are a child process (bench/telethon-viewers.ts) started under `ulimit -n 20000`.
  * HAProxy holds two sockets per viewer, so through it about 9,000 viewers fit in 20,000 open files.
@@ -37,7 +42,8 @@ const viewersFor = (i: number) => VIEWER_COUNTS[Math.min(i, VIEWER_COUNTS.length
 const SECONDS = Number(process.env.TELETHON_SECONDS ?? 60);
 const RATE = Number(process.env.TELETHON_RATE ?? 20);
 const READ_CONNECTIONS = Number(process.env.TELETHON_READ_CONNECTIONS ?? 16);
-const READ_SECONDS = Math.min(SECONDS, 20);
+const READ_RATE = Number(process.env.TELETHON_READ_RATE ?? 500);
+const READ_SECONDS = Math.min(SECONDS / 3, 20);
 const log = (m: string) => process.stdout.write(`[telethon] ${m}\n`);
 const signer = new Stripe('sk_test_bench_offline');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -162,7 +168,7 @@ function startViewers(host: string, port: number, campaign: string, n: number, d
   return { child, ask };
 }
 
-interface Phase { inside: Inside; processes: number; planned: number; viewers: ViewerReport; gifts: number; webhookFailures: number; rssBefore: number; rssOpen: number; rssAfter: number; alone: LoadResult; during: LoadResult; openSeconds: number }
+interface Phase { inside: Inside; processes: number; planned: number; viewers: ViewerReport; gifts: number; webhookFailures: number; rssBefore: number; rssOpen: number; rssAfter: number; alone: LoadResult; during: LoadResult; steadyAlone: LoadResult; steadyDuring: LoadResult; openSeconds: number }
 
 async function phase(databaseUrl: string, processes: number, VIEWERS: number): Promise<Phase> {
   const c = new Client({ connectionString: databaseUrl });
@@ -192,7 +198,9 @@ async function phase(databaseUrl: string, processes: number, VIEWERS: number): P
     const gifts = await createGifts(base, campaign, Math.ceil(SECONDS * RATE), c);
     await runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: 2 });
     const alone = await runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: READ_SECONDS });
-    log(`${processes} process(es): slug reads alone ${alone.rps.toFixed(0)} req/s, p99 ${alone.p99} ms`);
+    const steady = () => runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: READ_SECONDS, rate: READ_RATE });
+    const steadyAlone = await steady();
+    log(`${processes} process(es): slug reads alone ${alone.rps.toFixed(0)} req/s, p99 ${alone.p99} ms; at ${READ_RATE}/s p99 ${steadyAlone.p99} ms`);
     const rssBefore = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
     const u = new URL(base);
     viewers = startViewers(u.hostname, Number(u.port), campaign, VIEWERS, databaseUrl);
@@ -207,16 +215,19 @@ async function phase(databaseUrl: string, processes: number, VIEWERS: number): P
     const rssOpen = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
     log(`${status.open} streams open (${status.refused} refused) in ${openSeconds.toFixed(1)} s; RSS ${rssBefore.toFixed(0)} -> ${rssOpen.toFixed(0)} MB`);
     const running = Promise.all([
-      READ_CONNECTIONS > 0 ? runLoad(base, slugPath, { connections: READ_CONNECTIONS, seconds: READ_SECONDS }) : Promise.resolve(alone),
+      // Both read loads while the gifts settle, one after the other.
+      READ_CONNECTIONS > 0
+        ? (async () => [await runLoad(base, slugPath, { connections: READ_CONNECTIONS, seconds: READ_SECONDS }), await steady()] as const)()
+        : Promise.resolve([alone, steadyAlone] as const),
       settle(base, gifts),
     ]);
-    const [[during, webhookFailures], inside] = await Promise.all([running, watchInside(apis.map((a) => a.base), running)]);
+    const [[[during, steadyDuring], webhookFailures], inside] = await Promise.all([running, watchInside(apis.map((a) => a.base), running)]);
     log(`inside: tick read ${inside.tickReadMs.toFixed(1)} ms avg over ${inside.ticks} ticks, write ${inside.tickWriteMs.toFixed(1)} ms avg (p99 <= ${inside.writeP99Bucket} ms), event-loop delay p99 ${inside.lagP99Ms.toFixed(0)} ms max ${inside.lagMaxMs.toFixed(0)} ms, pool waiters max ${inside.poolWaitingMax}`);
     await sleep(3000);
     const rssAfter = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
     const report = await viewers.ask('done');
-    log(`${processes} process(es): deliveries ${report.deliveries}, missing ${report.missing}, dupes ${report.dupes}, commit->viewer p50 ${report.p50?.toFixed(0)} ms p99 ${report.p99?.toFixed(0)} ms max ${report.max?.toFixed(0)} ms; reads during p99 ${during.p99} ms`);
-    return { inside, processes, planned: VIEWERS, viewers: report, gifts: gifts.length, webhookFailures, rssBefore, rssOpen, rssAfter, alone, during, openSeconds };
+    log(`${processes} process(es): deliveries ${report.deliveries}, missing ${report.missing}, dupes ${report.dupes}, commit->viewer p50 ${report.p50?.toFixed(0)} ms p99 ${report.p99?.toFixed(0)} ms max ${report.max?.toFixed(0)} ms; reads during p99 ${during.p99} ms; at ${READ_RATE}/s p99 ${steadyDuring.p99} ms`);
+    return { inside, processes, planned: VIEWERS, viewers: report, gifts: gifts.length, webhookFailures, rssBefore, rssOpen, rssAfter, alone, during, steadyAlone, steadyDuring, openSeconds };
   } finally {
     viewers?.child.kill('SIGKILL');
     proxyChild?.kill('SIGTERM');
@@ -233,17 +244,17 @@ function write(phases: Phase[]): void {
     // Every viewer every gift that settled (a delivery the API did not acknowledge settles nothing; the processor would retry it).
     const complete = v.counts.filter((n) => n === (v.settled ?? p.gifts)).length;
     const perStreamKb = ((p.rssOpen - p.rssBefore) * 1024) / Math.max(1, v.open);
-    return `| ${p.processes} | ${v.open} of ${p.planned} (${v.refused} refused${v.refused ? ` ${JSON.stringify(v.refusedBy ?? {})}` : ''}, ${v.retried ?? 0} connections tried again, ${p.openSeconds.toFixed(0)} s to open) | ${p.gifts} sent, ${v.settled ?? '?'} settled (${p.webhookFailures} not acknowledged) | ${complete} of ${v.open} got all, ${v.missing} missing, ${v.dupes} twice | ${v.p50?.toFixed(0)} / ${v.p99?.toFixed(0)} / ${v.max?.toFixed(0)} | ${p.rssBefore.toFixed(0)} -> ${p.rssOpen.toFixed(0)} -> ${p.rssAfter.toFixed(0)} (${perStreamKb.toFixed(1)} KB per stream) | ${p.alone.p99} / ${p.during.p99} (${(p.during.p99 / Math.max(1, p.alone.p99)).toFixed(2)}x) |`;
+    return `| ${p.processes} | ${v.open} of ${p.planned} (${v.refused} refused${v.refused ? ` ${JSON.stringify(v.refusedBy ?? {})}` : ''}, ${v.retried ?? 0} connections tried again, ${p.openSeconds.toFixed(0)} s to open) | ${p.gifts} sent, ${v.settled ?? '?'} settled (${p.webhookFailures} not acknowledged) | ${complete} of ${v.open} got all, ${v.missing} missing, ${v.dupes} twice | ${v.p50?.toFixed(0)} / ${v.p99?.toFixed(0)} / ${v.max?.toFixed(0)} | ${p.rssBefore.toFixed(0)} -> ${p.rssOpen.toFixed(0)} -> ${p.rssAfter.toFixed(0)} (${perStreamKb.toFixed(1)} KB per stream) | ${p.alone.p99} / ${p.during.p99} (${(p.during.p99 / Math.max(1, p.alone.p99)).toFixed(2)}x; ${p.alone.rps.toFixed(0)} -> ${p.during.rps.toFixed(0)} req/s) | ${p.steadyAlone.p99} / ${p.steadyDuring.p99} (${(p.steadyDuring.p99 / Math.max(1, p.steadyAlone.p99)).toFixed(2)}x) |`;
   });
   const body = [
     `Run with \`npx tsx bench/telethon.ts\` (TELETHON_VIEWERS=${VIEWER_COUNTS.join(',')}, TELETHON_SECONDS=${SECONDS}, TELETHON_RATE=${RATE}) on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
       `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (a machine shared with other work: read the figures as a floor). ` +
       'The API as `npm start` runs it (READ_CACHE on, jobs off, sandbox processor); viewers are one node process reading raw sockets, each stream with its own X-Forwarded-For; ' +
-      `gifts are signed \`payment_intent.succeeded\` webhooks at ${RATE}/s for gifts created beforehand (one in five anonymous); guest slug reads of the same campaign by autocannon, ${READ_CONNECTIONS} connections, ${READ_SECONDS} s alone, then during. ` +
+      `gifts are signed \`payment_intent.succeeded\` webhooks at ${RATE}/s for gifts created beforehand (one in five anonymous); guest slug reads of the same campaign by autocannon, ${READ_CONNECTIONS} connections, ${READ_SECONDS} s alone, then during, once as fast as answers come and once at a steady ${READ_RATE} per second. ` +
       'With 3 processes, viewers, webhooks and reads go through HAProxy with the cluster\'s configuration (round robin).',
     '',
-    '| API processes | streams | gifts | every viewer every gift | commit -> viewer p50 / p99 / max (ms) | API RSS before -> streams open -> after (MB) | slug read p99 alone / during (ms) |',
-    '|---|---|---|---|---|---|---|',
+    `| API processes | streams | gifts | every viewer every gift | commit -> viewer p50 / p99 / max (ms) | API RSS before -> streams open -> after (MB) | slug read p99 alone / during, as fast as answered (ms) | slug read p99 alone / during at ${READ_RATE}/s (ms) |`,
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     'Inside the API processes while the gifts settle (their GET /metrics, sampled every second): a tick is one campaign\'s reads (new gifts, figures) and one write of the same bytes to each of its viewers.',
@@ -257,7 +268,7 @@ function write(phases: Phase[]): void {
   const p0 = phases[0]!;
   const file = writeLatestRun('telethon', {
     title: 'Telethon: one campaign, many live viewers, 20 gifts a second',
-    summary: phases.map((p) => `${p.processes} proc: ${p.viewers.open} streams, p99 ${p.viewers.p99?.toFixed(0)} ms, ${p.viewers.missing} missing`).join('; ') + `; reads p99 ${p0.alone.p99} -> ${p0.during.p99} ms`,
+    summary: phases.map((p) => `${p.processes} proc: ${p.viewers.open} streams, p99 ${p.viewers.p99?.toFixed(0)} ms, ${p.viewers.missing} missing`).join('; ') + `; reads p99 ${p0.alone.p99} -> ${p0.during.p99} ms (at ${READ_RATE}/s ${p0.steadyAlone.p99} -> ${p0.steadyDuring.p99} ms)`,
     body,
   });
   log(`wrote ${file}`);
