@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
@@ -35,20 +37,30 @@ async function drain(app = t) {
 /** A random tag: every string the person makes carries it, so any later hit is theirs. */
 const newTag = () => `zq${randomBytes(5).toString('hex')}`;
 
+/** `who`'s own data export, built now (its notifications quote the gifts to their campaigns): the file's path. */
+async function exportFileOf(who: Record<string, string>, app = t): Promise<string> {
+  const r = await request(app.app).post(api('/me/data-export')).set(who);
+  expect(r.status).toBe(202);
+  await drain(app);
+  const row = await db('privacy_exports').where({ id: r.body.data.id }).first();
+  expect(row.status).toBe('ready');
+  return path.join(env.STORAGE_DIR!, row.storage_key);
+}
+
 /** A campaign holder with an outbound webhook endpoint for all events of their campaigns. */
 async function holderWithEndpoint() {
   const holder = await createUser(db);
   const h = await authHeaders(t, holder);
-  const path = hooks.path('ok');
-  await endpointFor(h, `${hooks.base()}${path}`);
+  const hookPath = hooks.path('ok');
+  await endpointFor(h, `${hooks.base()}${hookPath}`);
   const campaign = await createFundraiser(db, holder.id);
-  return { holder, h, campaign, path };
+  return { holder, h, campaign, path: hookPath };
 }
 
 describe('erasure leaves no copy of the person anywhere', () => {
   it("when an account that wrote, gave and was quoted to others is erased, then no table, JSON value or stored file holds its words or identifiers", async () => {
     const tag = newTag();
-    const { holder, h: holderH, campaign: theirs, path } = await holderWithEndpoint();
+    const { holder, h: holderH, campaign: theirs, path: hookPath } = await holderWithEndpoint();
     const u = await createUser(db, { email: `erase-${tag}@example.test`, name: `Zelda Quux${tag}` });
     const h = await authHeaders(t, u);
     const cookies = await sessionCookies(t, u);
@@ -83,14 +95,20 @@ describe('erasure leaves no copy of the person anywhere', () => {
     expect(before).toEqual(
       expect.arrayContaining(['public.notifications.message', 'public.notifications.metadata', 'public.mail_outbox.text', 'public.webhook_deliveries.payload', 'public.events.payload', 'public.idempotency_keys.response_body']),
     );
-    expect(hooks.at(path).length).toBeGreaterThan(0);
+    expect(hooks.at(hookPath).length).toBeGreaterThan(0);
+    // The holder's own export, made before the erasure, quotes the person (their gift's notice, their comments).
+    const holderExport = await exportFileOf(holderH);
+    expect(filesHolding(env.STORAGE_DIR!, needles)).toContain(holderExport);
 
     expect((await request(t.app).post(api('/me/erasure')).set(cookies).send({})).status).toBe(202);
     expect(await eraseNow(t.ctx, collected.personalData, u.id)).toBe('done');
     await drain();
 
     expect(await findStrings(db, needles)).toEqual([]);
-    expect(filesHolding(env.STORAGE_DIR!, [...needles, u.id])).toEqual([]);
+    expect(filesHolding(env.STORAGE_DIR!, needles)).toEqual([]);
+    // No file is theirs any more; the holder's export keeps the account's bare id where the database does (it names nobody now).
+    expect(filesHolding(env.STORAGE_DIR!, [u.id]).filter((f) => f !== holderExport)).toEqual([]);
+    expect(() => JSON.parse(fs.readFileSync(holderExport, 'utf8'))).not.toThrow();
     // Money stays, pseudonymised.
     expect(await checkLedger(db)).toEqual([]);
     const gift = await db('donations').where({ donor_user_id: u.id }).first();
@@ -103,7 +121,7 @@ describe('erasure leaves no copy of the person anywhere', () => {
   it('when a guest who gave with a name and a note confirms an erasure, then no table, JSON value or stored file holds them', async () => {
     const tag = newTag();
     const g = createTestApp({ env });
-    const { path, campaign } = await holderWithEndpoint();
+    const { path: hookPath, h: holderH, campaign } = await holderWithEndpoint();
     const email = `guest-${tag}@example.test`;
     for (const [i, amount] of [700, 900].entries()) {
       await createGift(db, { fundraiserId: campaign.id, donorEmail: email, donorName: `Gwen Guest${tag}`, amount, message: `guest note ${tag}-g${i} good luck` });
@@ -113,7 +131,10 @@ describe('erasure leaves no copy of the person anywhere', () => {
     for (const s of [email, `Gwen Guest${tag}`, `guest note ${tag}-g1 good luck`]) expect(strings).toContain(s);
     const needles = needlesOf(strings, tag);
     expect(await findStrings(db, needles)).toEqual(expect.arrayContaining(['public.notifications.message', 'public.webhook_deliveries.payload', 'public.events.payload']));
-    expect(hooks.at(path).length).toBeGreaterThan(0);
+    expect(hooks.at(hookPath).length).toBeGreaterThan(0);
+    // The holder's own export, made before the erasure, quotes the guest (a notice of each gift).
+    const holderExport = await exportFileOf(holderH, g);
+    expect(filesHolding(env.STORAGE_DIR!, needles)).toContain(holderExport);
 
     expect((await request(g.app).post(api('/privacy/requests')).set('X-Forwarded-For', freshIp()).send({ email, kind: 'erasure' })).status).toBe(200);
     const mail = await db('mail_outbox').where({ to: email, template: 'privacy_request_confirm' }).first();
@@ -124,6 +145,8 @@ describe('erasure leaves no copy of the person anywhere', () => {
 
     expect(await findStrings(db, needles)).toEqual([]);
     expect(filesHolding(env.STORAGE_DIR!, needles)).toEqual([]);
+    // The holder's export is still theirs to download, and still JSON.
+    expect(() => JSON.parse(fs.readFileSync(holderExport, 'utf8'))).not.toThrow();
     expect(await checkLedger(db)).toEqual([]);
     expect((await db('donations').where({ fundraiser_id: campaign.id }).select('amount_cents')).map((r) => Number(r.amount_cents)).sort()).toEqual([700, 900]);
   });

@@ -11,6 +11,7 @@ import { recordAudit } from '../audit';
 import type { ErasureBlock, PersonalDataPart } from '../define-module';
 import { globalSignOut } from '../idp';
 import { disableAllForUser } from '../webhook-endpoints';
+import { scrubExportFiles } from './privacy.export-files';
 import { accountNeedles, sourceColumns } from './privacy.needles';
 import { accountForPrivacy } from './privacy.reads';
 import { usable } from './privacy.replace';
@@ -99,6 +100,14 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
   const account = await accountForPrivacy(ctx.db, userId);
   if (!account) return 'not_due';
   const reasons = await erasureBlocks(ctx, parts, userId);
+  const due = await repo.scheduledErasure(ctx.db, userId);
+  // What the account is known by, besides what its parts hold (read in the transaction too, before they erase it).
+  const own = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x).map((value) => ({ value, kind: 'identifier' as const }));
+  const placeholders = { identifier: ERASED, text: REMOVED };
+  let files = 0;
+  if (!reasons.length && due && (now || due.scheduled_for.getTime() <= Date.now())) {
+    files = await scrubExportFiles(ctx, usable([...own, ...(await accountNeedles(ctx.db, parts, userId))], [userId]), placeholders, userId);
+  }
   return ctx.db.transaction(async (trx) => {
     const row = await repo.claimErasure(trx, userId, now);
     if (!row) return 'not_due';
@@ -109,7 +118,6 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     }
     const erased = { userId, email: account.email, name: account.name, slug: account.profile_slug };
     // What the account is known by and wrote, read before the parts erase their rows.
-    const own = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x).map((value) => ({ value, kind: 'identifier' as const }));
     const needles = usable([...own, ...(await accountNeedles(trx, parts, userId))], [userId]);
     const keys: string[] = [];
     for (const { part } of parts) {
@@ -121,12 +129,12 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     // Stored answers for Idempotency-Key replays (24 h) echo what the account sent: the owner deletes them.
     await forgetAnswersOf(trx, userId);
     // Every copy held for someone else (their mails, notifications, webhook payloads, the event log...).
-    const copies = await scrubCopies(trx, needles, { identifier: ERASED, text: REMOVED }, sourceColumns(parts));
+    const copies = await scrubCopies(trx, needles, placeholders, sourceColumns(parts));
     await repo.markErasureDone(trx, row.id);
     if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
     const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;
     if (sub) await enqueue(trx, IDP_DELETE_TASK, { sub }, { maxAttempts: 10 });
-    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length, copies } });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length, copies, export_files: files } });
     return 'done';
   });
 }

@@ -8,6 +8,7 @@ import { recordAudit } from '../audit';
 import type { PersonalDataPart } from '../define-module';
 import { REMOVED } from './privacy.erasure';
 import { EXPORT_TASK } from './privacy.exports';
+import { scrubExportFiles } from './privacy.export-files';
 import { guestNeedles, sourceColumns } from './privacy.needles';
 import { usable } from './privacy.replace';
 import { scrubCopies } from './privacy.scrub';
@@ -42,6 +43,10 @@ export async function createRequest(ctx: AppContext, email: string, kind: 'expor
 }
 
 export async function confirmRequest(ctx: AppContext, parts: Parts, token: string) {
+  const placeholders = { identifier: 'a guest', text: REMOVED };
+  // Others' export files quoting the guest are rewritten before the transaction (storage is a network call).
+  const open = await repo.openRequest(ctx.db, sha256Hex(token));
+  const files = open?.kind === 'erasure' && open.email ? await scrubExportFiles(ctx, usable(await guestNeedles(ctx.db, parts, open.email)), placeholders, null) : 0;
   return ctx.db.transaction(async (trx) => {
     const req = await repo.claimRequest(trx, sha256Hex(token));
     if (!req || !req.email) throw new ApiError(400, 'Bad request', 'This link is unknown, used or expired', { code: 'PRIVACY_TOKEN_INVALID' });
@@ -58,9 +63,9 @@ export async function confirmRequest(ctx: AppContext, parts: Parts, token: strin
     let rows = 0;
     for (const { part } of parts) rows += (await part.eraseGuest?.(trx, req.email)) ?? 0;
     await eraseMailsTo(trx, req.email);
-    const copies = await scrubCopies(trx, needles, { identifier: 'a guest', text: REMOVED }, sourceColumns(parts));
+    const copies = await scrubCopies(trx, needles, placeholders, sourceColumns(parts));
     await repo.finishRequest(trx, req.id, 'done', false);
-    await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_erased', target_type: 'privacy_request', target_id: req.id, details: { rows, copies } });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.guest_erased', target_type: 'privacy_request', target_id: req.id, details: { rows, copies, export_files: files } });
     return { data: { kind: 'erasure' as const, status: 'done' } };
   });
 }

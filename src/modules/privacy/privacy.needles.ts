@@ -20,7 +20,7 @@ function strings(v: unknown): string[] {
   return [];
 }
 
-async function read(trx: Knex.Transaction, s: AuthoredSource, where: (q: Knex.QueryBuilder) => void): Promise<Needle[]> {
+async function read(trx: Knex | Knex.Transaction, s: AuthoredSource, where: (q: Knex.QueryBuilder) => void): Promise<Needle[]> {
   const kinds: Array<[string, Needle['kind']]> = [...(s.identifiers ?? []).map((c) => [c, 'identifier'] as [string, Needle['kind']]), ...(s.texts ?? []).map((c) => [c, 'text'] as [string, Needle['kind']])];
   if (!kinds.length) return [];
   const q = trx(s.table).select(kinds.map(([c]) => c));
@@ -30,14 +30,14 @@ async function read(trx: Knex.Transaction, s: AuthoredSource, where: (q: Knex.Qu
 }
 
 /** What an account is known by and wrote, read from every part's sources (before the parts erase them). */
-export async function accountNeedles(trx: Knex.Transaction, parts: Parts, userId: string): Promise<Needle[]> {
+export async function accountNeedles(trx: Knex | Knex.Transaction, parts: Parts, userId: string): Promise<Needle[]> {
   const out: Needle[] = [];
   for (const s of authoredSources(parts)) out.push(...(await read(trx, s, (q) => void q.where(s.by, userId))));
   return out;
 }
 
 /** What a guest is known by and wrote under an address: the address itself, and their rows' strings. */
-export async function guestNeedles(trx: Knex.Transaction, parts: Parts, email: string): Promise<Needle[]> {
+export async function guestNeedles(trx: Knex | Knex.Transaction, parts: Parts, email: string): Promise<Needle[]> {
   const out: Needle[] = [{ value: email, kind: 'identifier' }];
   for (const s of authoredSources(parts)) {
     if (!s.guestEmail) continue;

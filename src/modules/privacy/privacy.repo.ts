@@ -65,6 +65,13 @@ export async function exportKeysOf(db: Q, userId: string): Promise<string[]> {
   return rows.map((r: { storage_key: string }) => r.storage_key);
 }
 
+/** Ready exports with a file, but `exceptUserId`'s own: the files an erasure looks through for copies of the person. */
+export async function readyExportFiles(db: Q, exceptUserId: string | null): Promise<Array<{ id: string; storage_key: string }>> {
+  const q = db('privacy_exports').where({ status: 'ready' }).whereNotNull('storage_key').select('id', 'storage_key');
+  if (exceptUserId) q.where((w) => void w.whereNull('user_id').orWhereNot('user_id', exceptUserId));
+  return q;
+}
+
 /**
  * Ready exports whose 7-day link has run out become 'expired' and lose their file key; answers
  * the keys, for the caller to remove the files after commit (maintenance.prune).
@@ -119,6 +126,11 @@ export async function dueErasures(db: Q): Promise<string[]> {
 
 export async function insertRequest(db: Q, row: { token_hash: string; kind: string; email: string; expires_at: Date }): Promise<void> {
   await db('privacy_requests').insert(row);
+}
+
+/** The unused, unexpired request behind a token, read without claiming it. */
+export async function openRequest(db: Q, tokenHash: string): Promise<RequestRow | undefined> {
+  return db('privacy_requests').where({ token_hash: tokenHash }).whereNull('used_at').where('expires_at', '>', db.fn.now()).first();
 }
 
 /** The unused, unexpired request behind a token, row-locked; null otherwise. */
