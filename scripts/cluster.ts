@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { missingPackages, startCluster } from './cluster/topology';
+import { hasTerminal } from './cluster/util';
 
 /**
  * `npm run cluster`: the local production topology (docs/operations/cluster.md) on this machine. Missing
@@ -40,22 +41,29 @@ async function main(): Promise<void> {
   });
   console.log('\nThe cluster is up:');
   for (const [name, addr] of Object.entries(cluster.addresses)) console.log(`  ${name.padEnd(42)} ${addr}`);
-  console.log(`\nkill -HUP ${process.pid} restarts the API processes one at a time; Ctrl-C stops all of it.`);
+  console.log(`\nkill -HUP ${process.pid} restarts the API processes one at a time; Ctrl-C (or closing the terminal) stops all of it.`);
   let stopping = false;
+  const startedOnTerminal = hasTerminal();
   process.on('SIGHUP', () => {
     if (stopping) return;
+    // The terminal was closed (its SIGHUP): stop, as Ctrl-C does, rather than roll a cluster nobody sees.
+    if (startedOnTerminal && !hasTerminal()) {
+      // Nothing reads what is printed now: a write to the closed terminal must not end the stop midway.
+      for (const out of [process.stdout, process.stderr]) out.on('error', () => undefined);
+      return stop();
+    }
     console.log('rolling restart of the API processes...');
     cluster.rollingRestart().then(
       () => console.log('rolling restart done'),
       (err: Error) => console.error(`rolling restart failed: ${err.message}`),
     );
   });
-  const stop = () => {
+  function stop() {
     if (stopping) return;
     stopping = true;
     console.log('\nstopping the cluster...');
     void cluster.stop().then(() => process.exit(0));
-  };
+  }
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 }

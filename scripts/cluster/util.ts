@@ -53,3 +53,17 @@ export function tail(file: string): string {
     return '';
   }
 }
+
+/**
+ * Whether this process still has its terminal. Closing a terminal sends SIGHUP, as `kill -HUP`
+ * does, but only then is the terminal gone (opening /dev/tty fails): the signal then means
+ * "stop", not "roll the API processes".
+ */
+export function hasTerminal(): boolean {
+  try {
+    fs.closeSync(fs.openSync('/dev/tty', 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+}
