@@ -55,7 +55,8 @@ export function webhookRoutes(webhookHandlers: WebhookHandlerMap) {
             throw processorUnreachable(err) ? processorUnavailable(req, event.id, err) : err;
           }
           recordStripeEvent(event.processor_type, outcome === 'applied' ? 'processed' : outcome);
-          req.log?.info({ eventId: event.id, type: event.processor_type, kind: event.kind, outcome }, 'processor event');
+          // The request's child logger is built on first use: not for a line the level drops.
+          if (ctx.log.isLevelEnabled('info')) req.log?.info({ eventId: event.id, type: event.processor_type, kind: event.kind, outcome }, 'processor event');
           return { received: true as const };
         },
       }),
