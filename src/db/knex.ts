@@ -5,6 +5,9 @@ import pg from 'pg';
 import { migrateJobSchema } from '../infra/jobs';
 import { databaseEndpoints, recordEndpoints } from '../infra/db-endpoints';
 import { timeoutEachTransaction } from './pooled-timeouts';
+import { queryRows } from './query-rows';
+
+export { queryRows, toPositional } from './query-rows';
 
 // bigint columns (counts, sums of cents) come back as JS numbers; cents stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -112,39 +115,4 @@ export async function migrateLatest(db: Db): Promise<string[]> {
   await migrateJobSchema(db);
   const [, applied] = await db.migrate.latest(migrationConfig());
   return applied as string[];
-}
-
-const positional = new Map<string, string>();
-
-/** `?` placeholders (outside quoted literals) as pg's $1..$n; memoised, the hot statements are few. */
-export function toPositional(sql: string): string {
-  let out = positional.get(sql);
-  if (out === undefined) {
-    let n = 0;
-    out = sql.replace(/'(?:[^']|'')*'|\?/g, (m) => (m === '?' ? `$${++n}` : m));
-    if (positional.size < 1000) positional.set(sql, out);
-  }
-  return out;
-}
-
-interface PgConn {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
-/**
- * One statement on a pooled connection, straight through pg: the hot public reads skip knex's
- * builder and runner, a visible share of their CPU. `sql` uses `?` placeholders like db.raw
- * (no `??` identifiers, no jsonb `?` operators). A transaction runs it through knex as usual.
- * knex's `query` event is still emitted when someone listens (tests, the bench's EXPLAIN pass).
- */
-export async function queryRows<T = Record<string, unknown>>(db: Db | Knex.Transaction, sql: string, bindings: unknown[]): Promise<T[]> {
-  if ((db as Knex.Transaction).isTransaction) return (await db.raw(sql, bindings as Knex.RawBinding[])).rows as T[];
-  const text = toPositional(sql);
-  if (db.listenerCount('query') > 0) db.emit('query', { sql: text, bindings, method: 'raw' });
-  const conn = (await db.client.acquireConnection()) as PgConn;
-  try {
-    return (await conn.query(text, bindings)).rows as T[];
-  } finally {
-    await db.client.releaseConnection(conn);
-  }
 }
