@@ -42,14 +42,18 @@ export function on<T extends EventType>(type: T, name: string, handle: Subscribe
   return { name, type, handle };
 }
 
+const INSERT_EVENT = 'insert into events (type, payload) values (?, ?) on conflict (id) do nothing returning id';
+const INSERT_EVENT_WITH_ID = 'insert into events (id, type, payload) values (?, ?, ?) on conflict (id) do nothing returning id';
+
 /**
  * `opts.causedBy`: the processor's id of the fact behind the event (see caused-id.ts): the event
  * then has a derived id instead of a random one, and emitting it again where it exists is a no-op.
  */
 export async function emit<T extends EventType>(trx: Knex.Transaction, type: T, payload: EventMap[T], opts: { causedBy?: string } = {}): Promise<string> {
   const id = opts.causedBy ? causedEventId(opts.causedBy, type) : undefined;
-  // The outbox row and its dispatch job in one statement (a settlement's hot path).
-  const insert = trx('events').insert({ ...(id ? { id } : {}), type, payload: JSON.stringify(payload) }).onConflict('id').ignore().returning('id');
+  // The outbox row and its dispatch job in one statement (a settlement's hot path), from fixed texts.
+  const json = JSON.stringify(payload);
+  const insert = id ? { sql: INSERT_EVENT_WITH_ID, bindings: [id, type, json] } : { sql: INSERT_EVENT, bindings: [type, json] };
   const inserted = await insertAndEnqueue(trx, insert, DISPATCH_QUEUE, 'event_id');
   return (inserted ?? id) as string;
 }

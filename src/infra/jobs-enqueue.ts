@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { queryRows } from '../db/query-rows';
 import { jobTracing } from './job-tracing';
 
 /**
@@ -55,17 +56,22 @@ export async function claimInbox(trx: Knex.Transaction, consumer: string, messag
 }
 
 /**
- * Runs `insert` (an `insert ... returning id`, e.g. an outbox row) and, when it inserted a row,
+ * Runs `insert` (an `insert ... returning id` with `?` placeholders, e.g. an outbox row) and, when it inserted a row,
  * adds `task` for it with payload `{ [key]: id }`, in one statement (a data-modifying CTE): the
  * same effect as the insert then `enqueue` with default options, for one round trip. Answers the inserted id, or
  * undefined when the insert inserted nothing (a conflict ignored).
  */
-export async function insertAndEnqueue(db: Knex | Knex.Transaction, insert: Knex.QueryBuilder, task: string, key: string): Promise<string | undefined> {
-  const q = insert.toSQL();
+export async function insertAndEnqueue(
+  db: Knex | Knex.Transaction,
+  insert: { sql: string; bindings: readonly unknown[] },
+  task: string,
+  key: string,
+): Promise<string | undefined> {
   const traceparent = jobTracing.current();
-  const { rows } = await db.raw(
-    `with inserted as (${q.sql}) select inserted.id, graphile_worker.add_job(?::text, (jsonb_build_object(?::text, inserted.id::text) || ?::jsonb)::json, max_attempts => ?::int) from inserted`,
-    [...q.bindings, task, key, JSON.stringify(traceparent ? { [TRACE_KEY]: traceparent } : {}), 5],
+  const rows = await queryRows<{ id: string }>(
+    db,
+    `with inserted as (${insert.sql}) select inserted.id, graphile_worker.add_job(?::text, (jsonb_build_object(?::text, inserted.id::text) || ?::jsonb)::json, max_attempts => ?::int) from inserted`,
+    [...insert.bindings, task, key, JSON.stringify(traceparent ? { [TRACE_KEY]: traceparent } : {}), 5],
   );
-  return rows[0]?.id as string | undefined;
+  return rows[0]?.id;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { queryRows } from '../../db/knex';
 import { sqlRef } from '../../db/sql-ref';
 
 export interface CounterDelta {
@@ -27,6 +28,17 @@ export function counterSql(idRef: string, column: 'raised_cents' | 'tips_cents' 
   return `(select coalesce(sum(cs.${column}), 0) from fundraiser_counter_shards cs where cs.fundraiser_id = ${sqlRef(idRef)})`;
 }
 
+// Fixed texts (a settlement runs both), past knex's builder and runner.
+const COUNTERS_READ_SQL = `select f.owner_user_id, f.org_id, f.goal_amount_cents, f.first_paid_at is null as unpaid,
+            f.goal_reached_at is null and f.goal_amount_cents > 0 as below_goal,
+            case when f.goal_reached_at is null and f.goal_amount_cents > 0 then ${counterSql('f.id', 'raised_cents')} end as raised
+       from fundraisers f where f.id = ?`;
+const SHARD_ADD_SQL = `insert into fundraiser_counter_shards as s (fundraiser_id, shard, raised_cents, tips_cents, donation_count, donor_count)
+     values (?, counter_shard(), ?, ?, ?, ?)
+     on conflict (fundraiser_id, shard) do update set
+       raised_cents = s.raised_cents + excluded.raised_cents, tips_cents = s.tips_cents + excluded.tips_cents,
+       donation_count = s.donation_count + excluded.donation_count, donor_count = s.donor_count + excluded.donor_count`;
+
 /**
  * Moves a campaign's money counters in the transaction that posts the matching ledger group,
  * without locking the campaign row: the change goes to the shard row of this transaction's
@@ -41,14 +53,7 @@ export function counterSql(idRef: string, column: 'raised_cents' | 'tips_cents' 
  * `below_goal` tells the caller to test again once committed (goalReachedSince).
  */
 export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string, d: CounterDelta): Promise<CounterResult> {
-  const { rows } = await trx.raw(
-    `select f.owner_user_id, f.org_id, f.goal_amount_cents, f.first_paid_at is null as unpaid,
-            f.goal_reached_at is null and f.goal_amount_cents > 0 as below_goal,
-            case when f.goal_reached_at is null and f.goal_amount_cents > 0 then ${counterSql('f.id', 'raised_cents')} end as raised
-       from fundraisers f where f.id = ?`,
-    [fundraiserId],
-  );
-  const r = rows[0];
+  const r = (await queryRows<Record<string, any>>(trx, COUNTERS_READ_SQL, [fundraiserId]))[0];
   if (!r) throw new Error(`fundraiser ${fundraiserId} not found for counters`);
   if (r.unpaid && (d.donation_count ?? 0) > 0) {
     await trx('fundraisers').where({ id: fundraiserId }).whereNull('first_paid_at').update({ first_paid_at: trx.fn.now() });
@@ -57,14 +62,7 @@ export async function adjustCounters(trx: Knex.Transaction, fundraiserId: string
   if (r.below_goal && (d.raised_cents ?? 0) > 0 && Number(r.raised) + (d.raised_cents ?? 0) >= Number(r.goal_amount_cents)) {
     goalReachedNow = (await stampGoal(trx, fundraiserId)) > 0;
   }
-  await trx.raw(
-    `insert into fundraiser_counter_shards as s (fundraiser_id, shard, raised_cents, tips_cents, donation_count, donor_count)
-     values (?, counter_shard(), ?, ?, ?, ?)
-     on conflict (fundraiser_id, shard) do update set
-       raised_cents = s.raised_cents + excluded.raised_cents, tips_cents = s.tips_cents + excluded.tips_cents,
-       donation_count = s.donation_count + excluded.donation_count, donor_count = s.donor_count + excluded.donor_count`,
-    [fundraiserId, d.raised_cents ?? 0, d.tips_cents ?? 0, d.donation_count ?? 0, d.donor_count ?? 0],
-  );
+  await queryRows(trx, SHARD_ADD_SQL, [fundraiserId, d.raised_cents ?? 0, d.tips_cents ?? 0, d.donation_count ?? 0, d.donor_count ?? 0]);
   return { owner_user_id: r.owner_user_id, org_id: r.org_id, goal_reached_now: goalReachedNow, below_goal: !!r.below_goal && !goalReachedNow };
 }
 
@@ -79,14 +77,12 @@ async function stampGoal(trx: Knex.Transaction, fundraiserId: string, testTotal 
   return q.update({ goal_reached_at: trx.fn.now() });
 }
 
+const GOAL_AWAITS_SQL = `select 1 from fundraisers f where f.id = ? and f.goal_reached_at is null and f.goal_amount_cents > 0
+        and ${counterSql('f.id', 'raised_cents')} >= f.goal_amount_cents`;
+
 /** After commit: whether the committed total has reached a goal nobody stamped (one read, no lock; see adjustCounters). */
 export async function goalAwaitsStamp(db: Knex, fundraiserId: string): Promise<boolean> {
-  const { rows } = await db.raw(
-    `select 1 from fundraisers f where f.id = ? and f.goal_reached_at is null and f.goal_amount_cents > 0
-        and ${counterSql('f.id', 'raised_cents')} >= f.goal_amount_cents`,
-    [fundraiserId],
-  );
-  return rows.length > 0;
+  return (await queryRows(db, GOAL_AWAITS_SQL, [fundraiserId])).length > 0;
 }
 
 /** Stamps a goal that gifts in flight together reached without either seeing it; answers the holder when this call stamped it. */

@@ -1,5 +1,10 @@
 import type { Knex } from 'knex';
+import { queryRows } from '../../db/knex';
 import type { PaymentEvent } from '../../integrations/payments';
+
+// A fixed text run past knex's builder and runner, a measurable part of a settlement's CPU.
+const CLAIM_SQL = `insert into processed_webhook_events (event_id, type, outcome, kind, ref_kind, ref_id)
+  values (?, ?, 'applied', ?, ?, ?) on conflict (event_id) do nothing returning event_id`;
 
 /**
  * Claims an event id for this transaction. A concurrent delivery of the same id waits on the
@@ -10,18 +15,7 @@ import type { PaymentEvent } from '../../integrations/payments';
  * when the handler answers otherwise (a settlement saves the round trip of an update).
  */
 export async function claimEvent(trx: Knex.Transaction, event: PaymentEvent): Promise<boolean> {
-  const rows = await trx('processed_webhook_events')
-    .insert({
-      event_id: event.id,
-      type: event.processor_type,
-      outcome: 'applied',
-      kind: event.kind,
-      ref_kind: event.ref?.kind ?? null,
-      ref_id: event.ref?.id ?? null,
-    })
-    .onConflict('event_id')
-    .ignore()
-    .returning('event_id');
+  const rows = await queryRows(trx, CLAIM_SQL, [event.id, event.processor_type, event.kind, event.ref?.kind ?? null, event.ref?.id ?? null]);
   return rows.length > 0;
 }
 
