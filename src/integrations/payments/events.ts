@@ -5,6 +5,7 @@
  * Amounts are integer cents, currencies lower-case ISO codes, times Dates.
  */
 import type { ProcessorGift, ProcessorTip } from './gift-metadata';
+import type { ProcessorJoin } from './join-metadata';
 
 /** The `metadata.kind` every processor object the service creates carries (docs/decisions/0002-exactly-once-processor-events.md). */
 export type PaymentKind = 'donation' | 'tip' | 'community_join';
@@ -22,6 +23,8 @@ export interface PaymentRef {
   gift?: ProcessorGift;
   /** A tip's, likewise. */
   tip?: ProcessorTip;
+  /** A community join's, likewise (join-metadata.ts). */
+  join?: ProcessorJoin;
 }
 
 interface EventBase {

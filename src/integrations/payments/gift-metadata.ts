@@ -68,9 +68,9 @@ export function giftMetadata(g: GiftDescription): ProcessorMetadata {
   return md;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const CENTS = /^(0|[1-9]\d{0,14})$/;
-const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const CENTS = /^(0|[1-9]\d{0,14})$/;
+export const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 const LOCALE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
 
 type Obj = Record<string, unknown>;

@@ -12,6 +12,7 @@ export type * from './events';
 export { WebhookPayloadError } from './events';
 export { processorUnreachable } from './unreachable';
 export { giftMetadata, processorOrigin, tipMetadata, type GiftDescription, type ProcessorGift, type ProcessorTip, type TipDescription } from './gift-metadata';
+export { joinMetadata, type JoinDescription, type ProcessorJoin } from './join-metadata';
 export { sandboxFee } from './sandbox-fees';
 export { HANDLED_EVENT_TYPES } from './stripe-events';
 export { recordBalanceTxn as recordSandboxBalanceTxn } from './sandbox-balance';

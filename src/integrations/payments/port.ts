@@ -3,7 +3,7 @@
  * may point at a Stripe-compatible server) or the built-in sandbox. Amounts are integer cents,
  * currencies lower-case ISO codes. Every call that creates something takes an idempotency key.
  * Processor objects carry `metadata` linking them to rows: { kind, donation_id | tip_id | join_id };
- * a gift's also describe it (gift-metadata.ts).
+ * a gift's, a tip's and a community join's also describe it (gift-metadata.ts, join-metadata.ts).
  */
 import type { PaymentEvent, PaymentRef } from './events';
 import type { ProcessorMetadata } from './gift-metadata';

@@ -2,6 +2,7 @@ import type Stripe from 'stripe';
 import type { PaymentEvent, PaymentKind, PaymentRef } from './events';
 import { WebhookPayloadError } from './events';
 import { giftOf, tipOf } from './gift-metadata';
+import { joinOf } from './join-metadata';
 
 /**
  * Stripe's event objects (also what the sandbox sends) turned into the service's typed payment
@@ -25,7 +26,7 @@ const intOr = (v: unknown): number | null => (typeof v === 'number' && Number.is
 
 /**
  * The row a processor object's metadata names (see PaymentRef); null for objects that name none.
- * Given the object itself, a gift's or tip's full description comes along when its metadata has one.
+ * Given the object itself, a gift's, tip's or community join's full description comes along when its metadata has one.
  */
 export function refOf(metadata: unknown, object?: Obj): PaymentRef | null {
   if (!isObj(metadata)) return null;
@@ -37,7 +38,9 @@ export function refOf(metadata: unknown, object?: Obj): PaymentRef | null {
   const gift = kind === 'donation' && id && object ? giftOf(id, metadata, object) : null;
   if (gift) return { kind: 'donation', id, gift };
   const tip = kind === 'tip' && id && object ? tipOf(id, metadata, object) : null;
-  return tip ? { kind: 'tip', id, tip } : { kind: kind as PaymentKind, id };
+  if (tip) return { kind: 'tip', id, tip };
+  const join = kind === 'community_join' && id && object ? joinOf(id, metadata, object) : null;
+  return join ? { kind: 'community_join', id, join } : { kind: kind as PaymentKind, id };
 }
 
 /** Reads the fields of one event's object; a missing required field is the event's payload error. */

@@ -5,6 +5,7 @@ import type { Actor } from '../../http/actor';
 import { ApiError, badRequest, notFound } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { plainText } from '../../infra/plain-text';
+import { joinMetadata, processorOrigin } from '../../integrations/payments';
 import { fundBalance } from './communities.fund';
 import * as repo from './communities.repo';
 import type { CommunityRow, Interval, JoinRow } from './communities.repo';
@@ -102,7 +103,27 @@ export async function readCommunity(ctx: AppContext, idOrSlug: string, actor: Ac
 /** Leaders approve, or the community is private: both make a paid join wait for a decision. */
 export const needsApproval = (c: CommunityRow) => c.requires_approval || c.is_private;
 
-const metadataOf = (j: Pick<JoinRow, 'id'>) => ({ kind: 'community_join', join_id: j.id });
+type Described = Pick<JoinRow, 'id' | 'community_id' | 'user_id' | 'interval' | 'amount_cents' | 'currency' | 'needs_approval'>;
+
+/**
+ * The join named and described, so a database restored to before it can rebuild it from the
+ * processor's events (communities.rebuild.ts). The same request always gives the same metadata:
+ * the processor calls are idempotent by the request's id and would refuse other parameters.
+ */
+const metadataOf = (ctx: AppContext, j: Described, stage: { approved: boolean } = { approved: false }) => ({
+  kind: 'community_join',
+  join_id: j.id,
+  ...joinMetadata({
+    community_id: j.community_id,
+    user_id: j.user_id,
+    interval: j.interval,
+    amount_cents: Number(j.amount_cents),
+    currency: j.currency,
+    needs_approval: j.needs_approval,
+    approved: stage.approved,
+    origin: processorOrigin(ctx.config.PUBLIC_URL),
+  }),
+});
 const processorDown = () => new ApiError(503, 'Payment processor unavailable', 'The payment could not be started; please try again.');
 
 /**
@@ -141,7 +162,7 @@ export async function joinPaid(ctx: AppContext, actor: Actor, idOrSlug: string, 
   const key = `community-join:${join.id}`;
   try {
     if (join.needs_approval) {
-      const si = await ctx.payments.createSetupIntent({ email: actor.email, metadata: metadataOf(join), idempotencyKey: key });
+      const si = await ctx.payments.createSetupIntent({ email: actor.email, metadata: metadataOf(ctx, join), idempotencyKey: key });
       await repo.updateJoin(ctx.db, join.id, { processor_setup_intent_id: si.id, processor_customer_id: si.customer });
       return { data: { join_id: join.id, status: join.status, intent_type: 'setup' as const, client_secret: si.client_secret } };
     }
@@ -151,7 +172,7 @@ export async function joinPaid(ctx: AppContext, actor: Actor, idOrSlug: string, 
       amount_cents: join.amount_cents,
       currency: join.currency,
       interval: join.interval,
-      metadata: metadataOf(join),
+      metadata: metadataOf(ctx, join),
       idempotencyKey: key,
     });
     await repo.updateJoin(ctx.db, join.id, { processor_subscription_id: sub.id, processor_customer_id: sub.customer });
@@ -191,7 +212,8 @@ export async function approve(ctx: AppContext, c: CommunityRow, leader: Actor, r
       amount_cents: join.amount_cents,
       currency: join.currency,
       interval: join.interval,
-      metadata: metadataOf(join),
+      // Marked approved: a replayed invoice of it proves a leader said yes (communities.rebuild.ts).
+      metadata: metadataOf(ctx, join, { approved: true }),
       idempotencyKey: `community-join:${join.id}:subscription`,
     });
     await ctx.db.transaction(async (trx) => {

@@ -5,22 +5,45 @@ import type { InvoicePaid, InvoicePaymentFailed, PaymentEvent, SetupSucceeded, S
 import { accounts, post } from '../ledger';
 import { withPaymentFee, type WebhookHandler, type WebhookHandlerMap, type WebhookOutcome } from '../webhooks';
 import { fundAccount } from './communities.fund';
+import { approvedByProcessor, rebuildJoin } from './communities.rebuild';
 import { communityRefunded } from './communities.refunds';
 import * as repo from './communities.repo';
 import type { JoinRow } from './communities.repo';
 
-/** The join request an event names: its ref (the object's metadata, or its subscription's on invoices), else its subscription. */
-async function joinFor(trx: Knex.Transaction, e: PaymentEvent, subscription: string | null): Promise<JoinRow | undefined> {
+/**
+ * The join request an event names: its ref (the object's metadata, or its subscription's on
+ * invoices), else its subscription. One the database lacks (started after a restore point) is
+ * rebuilt from the description the event carries, when `rebuild` gives its processor ids.
+ */
+async function joinFor(
+  ctx: AppContext,
+  trx: Knex.Transaction,
+  e: PaymentEvent,
+  subscription: string | null,
+  rebuild?: Parameters<typeof rebuildJoin>[3],
+): Promise<JoinRow | undefined> {
   const id = e.ref?.kind === 'community_join' ? e.ref.id : null;
-  if (id) return repo.lockJoin(trx, id);
-  return subscription ? repo.lockJoinBySubscription(trx, subscription) : undefined;
+  const found = id ? await repo.lockJoin(trx, id) : subscription ? await repo.lockJoinBySubscription(trx, subscription) : undefined;
+  if (found || !id || !rebuild) return found;
+  return rebuildJoin(ctx, trx, e, rebuild);
 }
 
 /** SetupSucceeded: the card is saved, so the request goes to the leaders. */
-const setupSucceeded: WebhookHandler<SetupSucceeded> = async (_ctx, si, trx): Promise<WebhookOutcome> => {
-  const join = await joinFor(trx, si, null);
+const setupSucceeded: WebhookHandler<SetupSucceeded> = async (ctx, si, trx): Promise<WebhookOutcome> => {
+  const join = await joinFor(ctx, trx, si, null, { customer: si.customer_id, setupIntent: si.setup_intent_id });
   const pm = si.payment_method_id;
-  if (!join || !pm || join.status !== 'requires_payment_method') return 'ignored';
+  if (!join || !pm) return 'ignored';
+  if (join.status !== 'requires_payment_method') {
+    // Only a request rebuilt from its subscription's invoice (events replayed in another order) can
+    // be past this without its card: it learns the card, never overwritten, and is not asked again.
+    if (!join.needs_approval || !join.processor_subscription_id || join.processor_payment_method_id) return 'ignored';
+    await repo.updateJoin(trx, join.id, {
+      processor_payment_method_id: pm,
+      processor_customer_id: join.processor_customer_id ?? si.customer_id,
+      processor_setup_intent_id: join.processor_setup_intent_id ?? si.setup_intent_id,
+    });
+    return 'applied';
+  }
   await repo.updateJoin(trx, join.id, {
     status: 'pending_approval',
     processor_payment_method_id: pm,
@@ -43,9 +66,10 @@ const invoicePaid = withPaymentFee<InvoicePaid>(
   (event) => ({ paymentIntentId: event.payment_intent_id, amountCents: event.amount_cents }),
   async (ctx: AppContext, event: InvoicePaid, trx: Knex.Transaction, fee: number): Promise<WebhookOutcome> => {
     const sub = event.subscription_id;
-    const join = await joinFor(trx, event, sub);
+    const found = await joinFor(ctx, trx, event, sub, { subscription: sub, customer: event.customer_id });
     const invoiceId = event.invoice_id;
-    if (!join) return 'ignored';
+    if (!found) return 'ignored';
+    const join = await approvedByProcessor(ctx, trx, found, event);
     const amount = event.amount_cents;
     const currency = event.currency;
     if (amount !== join.amount_cents || currency !== join.currency) {
@@ -90,17 +114,19 @@ const invoicePaid = withPaymentFee<InvoicePaid>(
 );
 
 /** InvoicePaymentFailed: a first payment that failed fails the request; a failed renewal changes nothing here. */
-const invoiceFailed: WebhookHandler<InvoicePaymentFailed> = async (_ctx, inv, trx): Promise<WebhookOutcome> => {
-  const join = await joinFor(trx, inv, inv.subscription_id);
+const invoiceFailed: WebhookHandler<InvoicePaymentFailed> = async (ctx, inv, trx): Promise<WebhookOutcome> => {
+  const found = await joinFor(ctx, trx, inv, inv.subscription_id, { subscription: inv.subscription_id });
+  const join = found && (await approvedByProcessor(ctx, trx, found, inv));
   if (!join || (join.status !== 'pending_payment' && join.status !== 'approved')) return 'ignored';
   await repo.updateJoin(trx, join.id, { status: 'payment_failed' });
   return 'applied';
 };
 
 /** SubscriptionChanged (deleted): the membership it paid for ends (an unpaid request is canceled). */
-const subscriptionDeleted: WebhookHandler<SubscriptionChanged> = async (_ctx, sub, trx): Promise<WebhookOutcome> => {
+const subscriptionDeleted: WebhookHandler<SubscriptionChanged> = async (ctx, sub, trx): Promise<WebhookOutcome> => {
   if (!sub.deleted) return 'ignored';
-  const join = await joinFor(trx, sub, sub.subscription_id);
+  // Rebuilt too, so that its first invoice arriving after it makes no member of a canceled subscription.
+  const join = await joinFor(ctx, trx, sub, sub.subscription_id, { subscription: sub.subscription_id, customer: sub.customer_id });
   if (!join || join.status === 'canceled' || join.status === 'declined') return 'ignored';
   await repo.updateJoin(trx, join.id, { status: 'canceled' });
   await repo.endMembership(trx, join.community_id, join.user_id, join.id);
