@@ -2,16 +2,15 @@ import request from 'supertest';
 import { commands } from '../../src/cli/commands';
 import type { Config } from '../../src/config';
 import { createContext } from '../../src/create-context';
-import { createDb, type Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/knex';
 import { createLogger } from '../../src/infra/logger';
 import { HANDLED_EVENT_TYPES, type PaymentEvent } from '../../src/integrations/payments';
 import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
 import { processEvent } from '../../src/modules/webhooks';
-import { serverSql, serverUrlOf } from '../helpers/db-copies';
+import { databaseCopies, mapOf, processorEvents, stormReplay } from '../helpers/restore-rehearsal';
 import { closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
 import { community, person, type Headers } from '../helpers/communities';
-import { deliver, stripeEvent } from '../helpers/stripe';
 import { stripeDouble } from '../helpers/stripe-double';
 
 /**
@@ -30,15 +29,7 @@ let n = 0;
 const setupIntents = new Map<string, Obj>();
 const subscriptions = new Map<string, Obj>();
 const fees = new Map<string, number>();
-/** The processor's event list, newest first as Stripe lists it. */
-const listed: Obj[] = [];
 
-/** `prefix[key]=value` form fields as an object (how the SDK sends metadata). */
-function mapOf(form: URLSearchParams, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of form) if (k.startsWith(`${prefix}[`) && k.endsWith(']') && !k.slice(prefix.length + 1, -1).includes('[')) out[k.slice(prefix.length + 1, -1)] = v;
-  return out;
-}
 const double = stripeDouble((method, path, form) => {
   if (method === 'POST' && path === '/v1/customers') return [200, { id: `cus_rc_${(n += 1)}`, object: 'customer', metadata: mapOf(form, 'metadata') }];
   if (method === 'POST' && path === '/v1/products') return [200, { id: `prod_rc_${(n += 1)}`, object: 'product', name: form.get('name') }];
@@ -73,30 +64,19 @@ const dbName = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
 const restoredName = `${dbName}_communities`;
 const stormName = `${dbName}_communities_storm`;
 const reversedName = `${dbName}_communities_reversed`;
-const copies = [restoredName, stormName, reversedName];
+const { dbOf, copyAll, dropAll } = databaseCopies([restoredName, stormName, reversedName]);
 
 let a: TestApp;
-const open = new Map<string, Db>();
 beforeAll(() => {
   a = createTestApp({ env: stripeEnv() });
 });
 afterAll(async () => {
-  await Promise.all([...open.values()].map((db) => db.destroy()));
-  for (const name of copies) await serverSql(`drop database if exists "${name}" with (force)`);
+  await dropAll();
   await closeDb();
 });
-const dbOf = (name: string): Db => {
-  if (!open.has(name)) open.set(name, createDb(serverUrlOf(name), { max: 4 }));
-  return open.get(name)!;
-};
 
 /** The processor's side: an event happens (listed, and delivered to the service). */
-async function happen(type: string, object: Obj) {
-  const e = stripeEvent(type, object);
-  listed.unshift(e);
-  const res = await deliver(a, e);
-  if (res.status !== 200) throw new Error(`${type} answered ${res.status} ${JSON.stringify(res.body)}`);
-}
+const { listed, happen } = processorEvents(() => a);
 /** The card of a join request is saved (Stripe.js confirmed its SetupIntent). */
 async function saveCard(setupIntentId: string) {
   const si = setupIntents.get(setupIntentId)!;
@@ -158,7 +138,7 @@ describe('recover-since rebuilds community joins started after the restore point
     // The backup, thrice (for recover-since, the storm, the newest-first replay): no connection may be open meanwhile.
     await a.ctx.jobs.stop();
     await closeDb();
-    for (const name of copies) await serverSql(`create database "${name}" template "${dbName}"`);
+    await copyAll(dbName);
     backupAt = new Date();
     a = createTestApp({ env: stripeEnv() });
 
@@ -218,21 +198,8 @@ describe('recover-since rebuilds community joins started after the restore point
 
   test('when the same events arrive on a fresh copy shuffled, three times each and four at once, then it ends as the orderly replay did', async () => {
     const storm = dbOf(stormName);
-    const ctx = createContext({ config: stripeConfig(), db: storm, log: createLogger('silent') });
-    const events: PaymentEvent[] = [];
-    for await (const e of ctx.payments.listEventsSince(new Date(backupAt.getTime() - 300_000), HANDLED_EVENT_TYPES)) events.push(e, e, e);
-    for (let i = events.length - 1; i > 0; i -= 1) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [events[i], events[j]] = [events[j]!, events[i]!];
-    }
-    const queue = [...events];
-    const outcomes: string[] = [];
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let e = queue.shift(); e; e = queue.shift()) outcomes.push(await processEvent(ctx, collected.webhookHandlers, e));
-      }),
-    );
-    expect(outcomes.filter((o) => o === 'duplicate').length).toBeGreaterThanOrEqual((events.length * 2) / 3);
+    const outcomes = await stormReplay(storm, stripeConfig(), new Date(backupAt.getTime() - 300_000));
+    expect(outcomes.filter((o) => o === 'duplicate').length).toBeGreaterThanOrEqual((outcomes.length * 2) / 3);
     expect(await joinRows(storm, joinIds())).toEqual(await joinRows(dbOf(restoredName), joinIds()));
     expect(await money(storm, communityIds())).toEqual(await money(dbOf(restoredName), communityIds()));
     expect(await storm('community_joins').whereIn('id', [J.later, J.foreign]).select('id')).toEqual([]);

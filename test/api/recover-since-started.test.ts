@@ -3,19 +3,15 @@ import request from 'supertest';
 import { commands } from '../../src/cli/commands';
 import type { Config } from '../../src/config';
 import { createContext } from '../../src/create-context';
-import { createDb, type Db } from '../../src/db/knex';
+import type { Db } from '../../src/db/knex';
 import { causedEventId } from '../../src/events';
 import { createLogger } from '../../src/infra/logger';
-import { HANDLED_EVENT_TYPES, type PaymentEvent } from '../../src/integrations/payments';
 import { registerJobs } from '../../src/jobs';
-import { collected } from '../../src/modules';
 import { checkLedger } from '../../src/modules/integrity';
-import { processEvent } from '../../src/modules/webhooks';
-import { serverSql, serverUrlOf } from '../helpers/db-copies';
+import { databaseCopies, mapOf, processorEvents, stormReplay } from '../helpers/restore-rehearsal';
 import { closeDb, createTestApp, testConfig, testDb, type TestApp } from '../helpers/app';
 import { authHeaders, createUser } from '../helpers/auth';
 import { createFundraiser } from '../helpers/fundraisers';
-import { deliver, stripeEvent } from '../helpers/stripe';
 import { stripeDouble } from '../helpers/stripe-double';
 import { webhookApi, webhookReceiver, type Received } from '../helpers/webhook-receiver';
 
@@ -33,15 +29,7 @@ const nowS = () => Math.floor(Date.now() / 1000);
 let n = 0;
 const pis = new Map<string, Obj>();
 const sessions = new Map<string, Obj>();
-/** The processor's event list, newest first as Stripe lists it. */
-const listed: Obj[] = [];
 
-/** `prefix[key]=value` form fields as an object (how the SDK sends metadata). */
-function mapOf(form: URLSearchParams, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of form) if (k.startsWith(`${prefix}[`) && k.endsWith(']') && !k.slice(prefix.length + 1, -1).includes('[')) out[k.slice(prefix.length + 1, -1)] = v;
-  return out;
-}
 const chargeOf = (pi: Obj) => ({ id: `ch_${pi.id}`, object: 'charge', balance_transaction: { id: `txn_${pi.id}`, object: 'balance_transaction', fee: pi.fee } });
 const double = stripeDouble((method, path, form, query) => {
   if (method === 'POST' && path === '/v1/payment_intents') {
@@ -75,30 +63,20 @@ const stripeConfig = (): Config => testConfig(stripeEnv());
 const dbName = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
 const restoredName = `${dbName}_started`;
 const stormName = `${dbName}_storm`;
+const { dbOf, copyAll, dropAll } = databaseCopies([restoredName, stormName]);
 
 let a: TestApp;
 const receiver = webhookReceiver();
-const open = new Map<string, Db>();
 beforeAll(() => {
   a = createTestApp({ env: stripeEnv() });
 });
 afterAll(async () => {
-  await Promise.all([...open.values()].map((db) => db.destroy()));
-  for (const name of [restoredName, stormName]) await serverSql(`drop database if exists "${name}" with (force)`);
+  await dropAll();
   await closeDb();
 });
-const dbOf = (name: string): Db => {
-  if (!open.has(name)) open.set(name, createDb(serverUrlOf(name), { max: 4 }));
-  return open.get(name)!;
-};
 
 /** The processor's side: an event happens (listed, and delivered to the service). */
-async function happen(type: string, object: Obj) {
-  const e = stripeEvent(type, object);
-  listed.unshift(e);
-  const res = await deliver(a, e);
-  if (res.status !== 200) throw new Error(`${type} answered ${res.status} ${JSON.stringify(res.body)}`);
-}
+const { listed, happen } = processorEvents(() => a);
 const view = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([k]) => !['fee', 'pi_metadata', 'sub_metadata'].includes(k)));
 async function pay(piId: string, fee: number) {
   const pi = pis.get(piId)!;
@@ -212,7 +190,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     // The backup, twice (one copy for recover-since, one for the storm): no connection may be open meanwhile.
     await a.ctx.jobs.stop();
     await closeDb();
-    for (const name of [restoredName, stormName]) await serverSql(`create database "${name}" template "${dbName}"`);
+    await copyAll(dbName);
     backupAt = new Date();
     a = createTestApp({ env: stripeEnv() });
 
@@ -298,21 +276,8 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
 
   test('when the same events arrive on a fresh copy shuffled, three times each and four at once, then it ends as the orderly replay did', async () => {
     const storm = dbOf(stormName);
-    const ctx = createContext({ config: stripeConfig(), db: storm, log: createLogger('silent') });
-    const events: PaymentEvent[] = [];
-    for await (const e of ctx.payments.listEventsSince(new Date(backupAt.getTime() - 300_000), HANDLED_EVENT_TYPES)) events.push(e, e, e);
-    for (let i = events.length - 1; i > 0; i -= 1) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [events[i], events[j]] = [events[j]!, events[i]!];
-    }
-    const queue = [...events];
-    const outcomes: string[] = [];
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let e = queue.shift(); e; e = queue.shift()) outcomes.push(await processEvent(ctx, collected.webhookHandlers, e));
-      }),
-    );
-    expect(outcomes.filter((o) => o === 'duplicate').length).toBeGreaterThanOrEqual((events.length * 2) / 3);
+    const outcomes = await stormReplay(storm, stripeConfig(), new Date(backupAt.getTime() - 300_000));
+    expect(outcomes.filter((o) => o === 'duplicate').length).toBeGreaterThanOrEqual((outcomes.length * 2) / 3);
     const ids = [...Object.values(B).map((g) => g.donation_id), foreign];
     // A Checkout gift's charge id is noted by whichever of its two events settles it (any order, as without a restore).
     const columns = GIFT_COLUMNS.filter((c) => c !== 'processor_charge_id');

@@ -14,7 +14,7 @@ const join: JoinDescription = {
   approved: false,
   origin: processorOrigin('https://api.example.org'),
 };
-const md = (j: JoinDescription = join) => ({ kind: 'community_join', join_id: ID, ...joinMetadata(j) });
+const md = (j: JoinDescription = join): Record<string, string> => ({ kind: 'community_join', join_id: ID, ...joinMetadata(j) });
 
 test('when a join is described, then its metadata is strings within Stripe\'s limits and an object carrying it reads back as written', () => {
   for (const [k, v] of Object.entries(md())) {
