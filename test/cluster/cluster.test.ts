@@ -194,6 +194,10 @@ suite('the cluster under load', () => {
     for (const m of mails) byMail.set(`${m.to} ${m.template}`, (byMail.get(`${m.to} ${m.template}`) ?? 0) + 1);
     expect([...byMail.values()].filter((n) => n !== 1)).toEqual([]);
     expect(new Set(mails.map((m) => m.to)).size).toBe(gifts.length);
+    // A mail a worker was sending when killed (its connection reset mid-message, in smtp.dropped)
+    // was never accepted: the new workers sent it again, so every donor's mail reached the server.
+    const delivered = new Set(smtp.messages.flatMap((m) => m.envelopeTo));
+    expect(mails.filter((m) => !delivered.has(m.to))).toEqual([]);
     const notes = await db('notifications').where({ user_id: owner.id }).where('created_at', '>=', since).select('type', 'metadata');
     const byNote = new Map<string, number>();
     for (const n of notes) byNote.set(`${n.type} ${JSON.stringify(n.metadata)}`, (byNote.get(`${n.type} ${JSON.stringify(n.metadata)}`) ?? 0) + 1);
