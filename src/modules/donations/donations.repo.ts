@@ -115,22 +115,25 @@ export async function markFailed(db: Q, id: string): Promise<boolean> {
   return n > 0;
 }
 
+export type PaidRow = Pick<DonationRow, 'id' | 'donor_user_id' | 'donor_email' | 'message' | 'paid_at'>;
+
 const MARK_PAID_SQL = `update donations set status = 'paid', paid_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP,
     processor_payment_intent_id = coalesce(processor_payment_intent_id, ?), processor_charge_id = coalesce(processor_charge_id, ?),
     processor_fee_cents = ?, platform_fee_cents = ?
-  where id = ? and status in ('pending', 'failed') returning *`;
+  where id = ? and status in ('pending', 'failed') returning id, donor_user_id, donor_email, message, paid_at`;
 
 /**
  * pending or failed -> paid: the one statement that decides whether this settlement happens
  * (idempotent). `failed` is not final (docs/decisions/0002-exactly-once-processor-events.md): a declined card may be followed by
- * another card on the same PaymentIntent, whose success settles the gift.
+ * another card on the same PaymentIntent, whose success settles the gift. Answers what the
+ * settlement reads of the row as updated (the donor, the message, the time paid), not every column.
  */
 export async function markPaid(
   trx: Knex.Transaction,
   id: string,
   f: { pi: string | null; charge: string | null; fee: number; platformFee: number },
-): Promise<DonationRow | undefined> {
-  return toRow((await queryRows(trx, MARK_PAID_SQL, [f.pi, f.charge, f.fee, f.platformFee, id]))[0]);
+): Promise<PaidRow | undefined> {
+  return (await queryRows<PaidRow>(trx, MARK_PAID_SQL, [f.pi, f.charge, f.fee, f.platformFee, id]))[0];
 }
 
 export async function updateReduction(
