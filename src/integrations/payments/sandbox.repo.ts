@@ -1,4 +1,4 @@
-import type { Db } from '../../db/knex';
+import { queryRows, type Db } from '../../db/knex';
 
 export interface SandboxObject<T = Record<string, any>> {
   id: string;
@@ -17,10 +17,13 @@ export async function createObject<T>(db: Db, kind: string, id: string, data: T,
   return (await db('sandbox_objects').where({ kind, idempotency_key: idempotencyKey }).first('id', 'kind', 'data'))!;
 }
 
+// Fixed texts: the processor's fee is read this way before every settlement the sandbox takes.
+const BY_ID_SQL = 'select id, kind, data from sandbox_objects where id = ? limit 1';
+const BY_ID_KIND_SQL = 'select id, kind, data from sandbox_objects where id = ? and kind = ? limit 1';
+
 export async function getObject<T = Record<string, any>>(db: Db, id: string, kind?: string): Promise<SandboxObject<T> | undefined> {
-  const q = db('sandbox_objects').where({ id });
-  if (kind) q.andWhere({ kind });
-  return q.first('id', 'kind', 'data');
+  const rows = await queryRows<SandboxObject<T>>(db, kind ? BY_ID_KIND_SQL : BY_ID_SQL, kind ? [id, kind] : [id]);
+  return rows[0];
 }
 
 export async function updateObject(db: Db, id: string, patch: Record<string, unknown>): Promise<void> {
