@@ -198,17 +198,24 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
   const fast = ctx.readCache && opts.fastHits !== false ? new FastHits(ctx.readCache, statics.middleware, ctx.log, statics.partners) : null;
   const parseCookies = cookieParser();
   const csrf = csrfProtection(config);
-  // The raw bytes are kept only where a route asks for them (the Stripe webhook's signature check).
-  const rawBodyPaths = rawBodyPathsOf(modules);
-  const json = express.json({
-    limit: config.JSON_BODY_LIMIT,
-    // Cognito's JSON protocol (POST /local-idp/) sends application/x-amz-json-1.1.
-    type: ['application/json', 'application/x-amz-json-1.1'],
-    verify: (req, _res, buf) => {
-      if (rawBodyPaths.has((req.url ?? '').split('?')[0])) (req as Request & { rawBody?: Buffer }).rawBody = buf;
-    },
-  });
+  // Cognito's JSON protocol (POST /local-idp/) sends application/x-amz-json-1.1.
+  const jsonTypes = ['application/json', 'application/x-amz-json-1.1'];
+  const json = express.json({ limit: config.JSON_BODY_LIMIT, type: jsonTypes });
   const form = express.urlencoded({ extended: false, limit: config.JSON_BODY_LIMIT });
+  // Where a route asks for the raw bytes (the Stripe webhook's signature check) they are kept as
+  // they came and not parsed as well: the route parses what it verified (a second parse per event).
+  const rawBodyPaths = rawBodyPathsOf(modules);
+  const raw = express.raw({ limit: config.JSON_BODY_LIMIT, type: jsonTypes });
+  const parseBody: RequestHandler = (req, res, next) => json(req, res, (jsonErr?: unknown) => (jsonErr ? next(jsonErr) : form(req, res, next)));
+  const keepRaw: RequestHandler = (req, res, next) =>
+    raw(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      // Not a JSON type: read as any other route's body (the signature check then refuses it).
+      if (!Buffer.isBuffer(req.body)) return parseBody(req, res, next);
+      (req as Request & { rawBody?: Buffer }).rawBody = req.body;
+      req.body = undefined;
+      next();
+    });
   // Cookies, the CSRF check and body parsing as one step; a request with no body (every guest
   // GET) skips both parsers, leaving req.body undefined as they would.
   app.use((req, res, next) =>
@@ -219,7 +226,7 @@ export function buildApp(ctx: AppContext, modules: RouteModule[] = modulesFor(ct
           if (!('body' in (req as object))) req.body = undefined;
           return next();
         }
-        json(req, res, (jsonErr?: unknown) => (jsonErr ? next(jsonErr) : form(req, res, next)));
+        (rawBodyPaths.has(req.path) ? keepRaw : parseBody)(req, res, next);
       }),
     ),
   );
