@@ -19,8 +19,6 @@ export interface LoadOptions {
   connections: number;
   seconds: number;
   headers?: Record<string, string>;
-  /** Requests per second over all connections (an open loop at a steady rate); unset: as fast as answers come. */
-  rate?: number;
 }
 
 let clientSeq = 0;
@@ -34,7 +32,6 @@ export async function runLoad(baseUrl: string, paths: string[], o: LoadOptions):
     connections: o.connections,
     duration: o.seconds,
     timeout: 10,
-    ...(o.rate ? { overallRate: o.rate } : {}),
     requests: [
       {
         setupRequest: (req) => {

@@ -32,6 +32,7 @@ import { startProxy } from '../scripts/cluster/proxy';
 import { startReaper } from '../scripts/cluster/reaper';
 import { freshDatabase } from './db';
 import { runLoad, type LoadResult } from './load-gen';
+import { steadyLoad } from './steady-load';
 import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
 import { writeLatestRun } from './results';
 
@@ -198,7 +199,7 @@ async function phase(databaseUrl: string, processes: number, VIEWERS: number): P
     const gifts = await createGifts(base, campaign, Math.ceil(SECONDS * RATE), c);
     await runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: 2 });
     const alone = await runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: READ_SECONDS });
-    const steady = () => runLoad(base, slugPath, { connections: Math.max(1, READ_CONNECTIONS), seconds: READ_SECONDS, rate: READ_RATE });
+    const steady = () => steadyLoad(base, slugPath, { rate: READ_RATE, seconds: READ_SECONDS });
     const steadyAlone = await steady();
     log(`${processes} process(es): slug reads alone ${alone.rps.toFixed(0)} req/s, p99 ${alone.p99} ms; at ${READ_RATE}/s p99 ${steadyAlone.p99} ms`);
     const rssBefore = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
@@ -250,7 +251,7 @@ function write(phases: Phase[]): void {
     `Run with \`npx tsx bench/telethon.ts\` (TELETHON_VIEWERS=${VIEWER_COUNTS.join(',')}, TELETHON_SECONDS=${SECONDS}, TELETHON_RATE=${RATE}) on ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, ` +
       `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end (a machine shared with other work: read the figures as a floor). ` +
       'The API as `npm start` runs it (READ_CACHE on, jobs off, sandbox processor); viewers are one node process reading raw sockets, each stream with its own X-Forwarded-For; ' +
-      `gifts are signed \`payment_intent.succeeded\` webhooks at ${RATE}/s for gifts created beforehand (one in five anonymous); guest slug reads of the same campaign by autocannon, ${READ_CONNECTIONS} connections, ${READ_SECONDS} s alone, then during, once as fast as answers come and once at a steady ${READ_RATE} per second. ` +
+      `gifts are signed \`payment_intent.succeeded\` webhooks at ${RATE}/s for gifts created beforehand (one in five anonymous); guest slug reads of the same campaign by autocannon, ${READ_CONNECTIONS} connections, ${READ_SECONDS} s alone, then during, once as fast as answers come and once at a steady ${READ_RATE} per second (requests spread evenly, each timed from when it was due: bench/steady-load.ts). ` +
       'With 3 processes, viewers, webhooks and reads go through HAProxy with the cluster\'s configuration (round robin).',
     '',
     `| API processes | streams | gifts | every viewer every gift | commit -> viewer p50 / p99 / max (ms) | API RSS before -> streams open -> after (MB) | slug read p99 alone / during, as fast as answered (ms) | slug read p99 alone / during at ${READ_RATE}/s (ms) |`,
