@@ -5,9 +5,9 @@ import pg from 'pg';
 import { migrateJobSchema } from '../infra/jobs';
 import { databaseEndpoints, recordEndpoints } from '../infra/db-endpoints';
 import { timeoutEachTransaction } from './pooled-timeouts';
-import { queryRows } from './query-rows';
+import { queryRows } from '../infra/query-rows';
 
-export { queryRows, toPositional } from './query-rows';
+export { queryRows, toPositional } from '../infra/query-rows';
 
 // bigint columns (counts, sums of cents) come back as JS numbers; cents stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { queryRows } from '../db/query-rows';
+import { queryRows } from './query-rows';
 import { jobTracing } from './job-tracing';
 
 /**
