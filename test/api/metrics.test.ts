@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Request, Response } from 'express';
 import request from 'supertest';
 import { closeDb, createTestApp } from '../helpers/app';
@@ -9,7 +9,7 @@ import { createFundraiser } from '../helpers/fundraisers';
 import { deliver } from '../helpers/stripe';
 import { piSucceeded, startGift } from './donations-fixtures';
 import { enqueue } from '../../src/infra/jobs';
-import { metricsEndpoint } from '../../src/infra/metrics';
+import { HEAVY_DEFAULT_FAMILIES, metricsEndpoint } from '../../src/infra/metrics';
 
 afterAll(closeDb);
 
@@ -96,6 +96,29 @@ describe('GET /metrics', () => {
     const req = { headers: {}, socket: { remoteAddress: '10.1.2.3' } } as unknown as Request;
     await metricsEndpoint(undefined)(req, res as unknown as Response, () => undefined);
     expect(res.statusCode).toBe(403);
+  });
+
+  it('when many sockets are open, then a scrape lists none of them one by one and counts open descriptors off the event loop', async () => {
+    const t = createTestApp();
+    // 300 idle connections to a local server: each is a handle the dropped families would list.
+    const server = http.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const sockets = await Promise.all(
+      Array.from({ length: 300 }, () => new Promise<net.Socket>((r) => {
+        const s = net.connect(port, '127.0.0.1', () => r(s));
+      })),
+    );
+    try {
+      const { samples } = parse((await request(t.app).get('/metrics')).text);
+      const names = new Set(samples.map((s) => s.name));
+      expect(HEAVY_DEFAULT_FAMILIES.filter((n) => n !== 'process_open_fds' && names.has(n))).toEqual([]);
+      if (process.platform === 'linux') expect(samples.find((s) => s.name === 'process_open_fds')?.value).toBeGreaterThanOrEqual(300);
+    } finally {
+      for (const s of sockets) s.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('when a limiter refuses, then its refusals are counted by limiter name', async () => {
