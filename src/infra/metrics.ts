@@ -1,40 +1,18 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import type Redis from 'ioredis';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { registry } from './metrics-registry';
 import { circuitOf, redisState, type RedisState } from './redis';
 import { isLoopbackClient } from './trust-proxy';
 
 /**
  * Every Prometheus family the service exports (docs/operations/observability.md), on one
- * registry; modules call the small record* helpers, never prom-client directly. Labels are
+ * registry (metrics-registry.ts); modules call the small record* helpers, never prom-client directly. Labels are
  * bounded: a route is its pattern (`/api/v1/fundraisers/:id`), never the raw path.
  */
-export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
-
-/**
- * Default families that cost a scrape one pass over every open handle: with thousands of live
- * streams, listing each socket (the active handles and resources) and reading /proc/self/fd
- * synchronously held the event loop about 15 ms per scrape at 10,000 streams. The handle lists
- * are dropped (connections and streams have gauges of their own); open descriptors are counted off
- * the event loop (the directory is read on libuv's thread pool).
- */
-export const HEAVY_DEFAULT_FAMILIES = ['nodejs_active_handles', 'nodejs_active_handles_total', 'nodejs_active_resources', 'nodejs_active_resources_total', 'process_open_fds'];
-for (const name of HEAVY_DEFAULT_FAMILIES) registry.removeSingleMetric(name);
-if (process.platform === 'linux') {
-  new Gauge({
-    name: 'process_open_fds',
-    help: 'Number of open file descriptors.',
-    registers: [registry],
-    async collect() {
-      // One entry is the directory's own descriptor while it is read.
-      this.set((await readdir('/proc/self/fd').catch(() => [null])).length - 1);
-    },
-  });
-}
+export { HEAVY_DEFAULT_FAMILIES, registry } from './metrics-registry';
 
 const httpDuration = new Histogram({
   name: 'http_request_duration_seconds',

@@ -1,4 +1,4 @@
-import { BEAT_CHECK_MS, HEARTBEAT_MS, LARGE_AUDIENCE, LARGE_TICK_MS, needsBeat, TICK_MS, tickMs } from '../../src/modules/live/live.hub';
+import { BEAT_CHECK_MS, HEARTBEAT_MS, LARGE_AUDIENCE, LARGE_TICK_MS, needsBeat, TICK_MS, tickMs } from '../../src/modules/live/live.pacing';
 
 /** How often a campaign's viewers are written to, and which quiet streams get a comment line. */
 describe('live stream pacing', () => {

@@ -4,43 +4,13 @@ import type { Db } from '../../db/knex';
 import { journalGiftsAfter, journalHead } from '../donations';
 import { liveListener } from './live.listener';
 import { campaignState, closingReason, sseEvent, type CampaignState } from './live.reads';
+import { BEAT_CHECK_MS, needsBeat, sliced, tickMs } from './live.pacing';
 import { chunkFrame, type Batch, type BatchPart, type Viewer } from './live.viewer';
 import { directConnection } from '../../infra/db-endpoints';
 import type { ListenSession } from '../../infra/listen-session';
 import { recordLiveTick } from '../../infra/metrics';
 
-/** At most one write per campaign per this many ms (every event since the last one goes in it). */
-export const TICK_MS = 250;
-/**
- * A campaign watched by more viewers than this in one process is written every LARGE_TICK_MS:
- * each tick costs one socket write per viewer whatever it holds, so halving the ticks halves the
- * cost of a big audience while a gift still reaches everyone well within a second.
- */
-export const LARGE_AUDIENCE = 2_000;
-export const LARGE_TICK_MS = 500;
-/** A stream gets a comment line when nothing else was written to it for this long (proxies close quiet streams). */
-export const HEARTBEAT_MS = 15_000;
-/** How often the streams are looked over for quiet ones: no stream stays quiet longer than HEARTBEAT_MS. */
-export const BEAT_CHECK_MS = HEARTBEAT_MS / 3;
 const GIFTS_PER_READ = 500;
-/** Viewers written to between two turns of the event loop: short enough that a request never waits long behind a slice. */
-const WRITE_SLICE = 100;
-
-/** The streams due a comment line at `now`: those nothing was written to for HEARTBEAT_MS less one check's period. */
-export const needsBeat = (v: Pick<Viewer, 'lastWrite'>, now: number) => v.lastWrite <= now - (HEARTBEAT_MS - BEAT_CHECK_MS);
-
-/** How far apart a campaign's writes are, by the size of its audience in this process. */
-export const tickMs = (viewers: number) => (viewers > LARGE_AUDIENCE ? LARGE_TICK_MS : TICK_MS);
-
-/** Runs `each` over `items` in slices, giving the event loop a turn (pending I/O first) between slices. */
-async function sliced<T>(items: Iterable<T>, each: (item: T) => void): Promise<void> {
-  let n = 0;
-  for (const item of items) {
-    if (n > 0 && n % WRITE_SLICE === 0) await new Promise((r) => setImmediate(r));
-    each(item);
-    n += 1;
-  }
-}
 
 /** Everything one process sends about one campaign: one subscription, many viewers. */
 interface Channel {
@@ -220,7 +190,7 @@ export class LiveHub {
     }
     const wrote = performance.now();
     recordLiveTick('read', (wrote - started) / 1000);
-    // Counted from the write, so writes (not just reads) are TICK_MS apart however long the reads took.
+    // Counted from the write, so writes (not just reads) are tickMs apart however long the reads took.
     if (parts.length > 0 || closing.size > 0) ch.lastFlush = Date.now();
     if (parts.length > 0 || closing.size > 0) {
       // Serialized once per tick: every viewer that has none of it yet gets the very same bytes.
