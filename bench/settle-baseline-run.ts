@@ -3,82 +3,34 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Stripe from 'stripe';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
 import type { Db } from '../src/db/knex';
-import { checkLedger } from '../src/modules/integrity';
 import { createUser } from '../test/helpers/auth';
 import { createFundraiser } from '../test/helpers/fundraisers';
 import { freshDatabase } from './db';
-import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
+import { startApi, type Api } from './money-api';
 import { writeLatestRun } from './results';
 import { cpuMsOf } from './served-app';
 import type { Script, Stmt } from './settle-baseline';
+import { createGifts as makeGifts, exactness, model, postSigned, signedSucceeded, type Gift, type Want } from './settle-gifts';
 
 const GIFTS = Number(process.env.SETTLE_BASE_GIFTS ?? 400);
 const ROUNDS = Number(process.env.SETTLE_BASE_ROUNDS ?? 3);
 const WIDTH = 16;
 const CAMPAIGNS = 200;
 const log = (m: string) => process.stdout.write(`[settle-baseline] ${m}\n`);
-const signer = new Stripe('sk_test_bench_offline');
-let ip = 0;
-const nextIp = () => ((ip += 1), `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`);
-
-async function pool<T>(items: T[], n: number, run: (x: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await run(items[next++]!);
-  }));
-}
-
-interface Gift { id: string; pi: string; fundraiser_id: string; amount: number; tip: number; email: string }
-type Want = Map<string, { raised: number; tips: number; count: number; donors: Set<string> }>;
-
-/** Pending gifts through the API (not timed); every gift has a tip, every fourth donor gives twice. */
-async function createGifts(api: Api, campaigns: string[], tag: string, n = GIFTS): Promise<Gift[]> {
-  const gifts: Gift[] = [];
-  await pool(Array.from({ length: n }, (_, i) => i), WIDTH, async (i) => {
-    const fundraiser_id = campaigns[i % campaigns.length]!;
-    const email = `${tag}-${i % 4 === 3 ? i - 1 : i}@bench.test`;
-    const amount = 1000 + ((i * 7919) % 20_000);
-    const tip = 50 + (i % 5) * 25;
-    const res = await fetch(`${api.base}/api/v1/payments/create-intent`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': nextIp() },
-      body: JSON.stringify({ fundraiser_id, amount_cents: amount, tip_cents: tip, donor_email: email }),
-    });
-    const body = (await res.json()) as { data?: { donation_id: string; payment_intent_id: string } };
-    if (res.status !== 201 || !body.data) throw new Error(`create-intent answered ${res.status} ${JSON.stringify(body)}`);
-    gifts.push({ id: body.data.donation_id, pi: body.data.payment_intent_id, fundraiser_id, amount, tip, email });
-  });
-  return gifts;
-}
-
-function sign(g: Gift, tag: string): { payload: string; sig: string; eventId: string } {
-  const eventId = `evt_${tag}_${g.id.replace(/-/g, '')}`;
-  const payload = JSON.stringify({
-    id: eventId, object: 'event', api_version: '2025-01-27.acacia', created: Math.floor(Date.now() / 1000),
-    type: 'payment_intent.succeeded', livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null },
-    data: { object: { id: g.pi, object: 'payment_intent', amount: g.amount + g.tip, amount_received: g.amount + g.tip, currency: 'usd',
-      status: 'succeeded', latest_charge: `ch_${g.pi.replace(/^pi_/, '')}`, metadata: { kind: 'donation', donation_id: g.id } } },
-  });
-  return { payload, sig: signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }), eventId };
-}
+/** Every gift has a tip. */
+const shape = (i: number) => ({ amount: 1000 + ((i * 7919) % 20_000), tip: 50 + (i % 5) * 25 });
+const createGifts = (api: Api, campaigns: string[], tag: string, n = GIFTS) => makeGifts(api, campaigns, tag, { n, width: WIDTH, shape });
+const sign = (g: Gift, tag: string) => signedSucceeded(g, `evt_${tag}_${g.id.replace(/-/g, '')}`);
 
 /** Signed up front; timed until the last event answers 200. Seconds and the server's CPU ms over them. */
 async function deliver(base: string, pid: number | undefined, gifts: Gift[], tag: string): Promise<{ seconds: number; cpuMs: number }> {
   const signed = gifts.map((g) => sign(g, tag));
   const cpu0 = cpuMsOf(pid);
   const t0 = performance.now();
-  await pool(signed, WIDTH, async (s) => {
-    for (let attempt = 0; ; attempt++) {
-      const res = await fetch(`${base}/api/v1/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': s.sig }, body: s.payload });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
-      if (attempt >= 5) throw new Error(`webhook answered ${res.status}`);
-    }
-  });
+  await postSigned(base, signed, WIDTH, () => true);
   const seconds = (performance.now() - t0) / 1000;
   // The statements after COMMIT (the goal's recheck) finish just after the last answer.
   await new Promise((r) => setTimeout(r, 200));
@@ -189,25 +141,4 @@ export async function main(startBaseline: (url: string, s: Script, env?: Record<
     await api?.stop();
     await handle.close();
   }
-}
-
-function model(want: Want, g: Gift): void {
-  const w = want.get(g.fundraiser_id) ?? { raised: 0, tips: 0, count: 0, donors: new Set<string>() };
-  w.raised += g.amount;
-  w.tips += g.tip;
-  w.count += 1;
-  w.donors.add(g.email);
-  want.set(g.fundraiser_id, w);
-}
-
-async function exactness(db: Db, want: Want): Promise<string[]> {
-  const out: string[] = [];
-  const have = await db('fundraiser_counters').whereIn('id', [...want.keys()]).select('id', 'raised_cents', 'tips_cents', 'donation_count', 'donor_count');
-  if (have.length !== want.size) out.push(`${want.size - have.length} campaigns without counters`);
-  for (const r of have) {
-    const w = want.get(r.id)!;
-    const pairs: Array<[string, number, number]> = [['raised', Number(r.raised_cents), w.raised], ['tips', Number(r.tips_cents), w.tips], ['gifts', Number(r.donation_count), w.count], ['donors', Number(r.donor_count), w.donors.size]];
-    for (const [k, h, x] of pairs) if (h !== x) out.push(`campaign ${r.id}: ${k} ${h}, model ${x}`);
-  }
-  return [...out, ...(await checkLedger(db))];
 }

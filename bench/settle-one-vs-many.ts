@@ -11,75 +11,29 @@
  * Writes bench/results/settle-one-vs-many.md. About 5 minutes.
  */
 import os from 'node:os';
-import Stripe from 'stripe';
 import { parseConfig } from '../src/config';
 import { connectDatabase } from '../src/db/connect';
-import { checkLedger } from '../src/modules/integrity';
 import { createUser } from '../test/helpers/auth';
 import { createFundraiser } from '../test/helpers/fundraisers';
 import { freshDatabase } from './db';
-import { startApi, WEBHOOK_SECRET, type Api } from './money-api';
+import { startApi, type Api } from './money-api';
 import { writeLatestRun } from './results';
+import { createGifts as makeGifts, exactness, model, postSigned, signedSucceeded, type Gift, type Want } from './settle-gifts';
 
 const GIFTS = Number(process.env.ONE_MANY_GIFTS ?? 300);
 const ROUNDS = Number(process.env.ONE_MANY_ROUNDS ?? 2);
 const WIDTH = Number(process.env.ONE_MANY_CONCURRENCY ?? 16);
 const SPREAD = 500;
 const log = (m: string) => process.stdout.write(`[one-vs-many] ${m}\n`);
-const signer = new Stripe('sk_test_bench_offline');
+/** Every third gift has a tip. */
+const shape = (i: number) => ({ amount: 500 + ((i * 7919) % 20_000), tip: i % 3 === 0 ? 100 : 0 });
+const createGifts = (api: Api, campaigns: string[], tag: string) => makeGifts(api, campaigns, tag, { n: GIFTS, width: WIDTH, shape });
 
-let ip = 0;
-const nextIp = () => ((ip += 1), `10.${(ip >> 16) & 255}.${(ip >> 8) & 255}.${ip & 255}`);
-
-async function pool<T>(items: T[], n: number, run: (x: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await run(items[next++]!);
-  }));
-}
-
-interface Gift { id: string; pi: string; fundraiser_id: string; amount: number; tip: number; email: string }
-
-/** Pending gifts through the API (not timed); every fourth donor gives twice to the same campaign. */
-async function createGifts(api: Api, campaigns: string[], tag: string): Promise<Gift[]> {
-  const gifts: Gift[] = [];
-  await pool(Array.from({ length: GIFTS }, (_, i) => i), WIDTH, async (i) => {
-    const fundraiser_id = campaigns[i % campaigns.length]!;
-    const email = `${tag}-${i % 4 === 3 ? i - 1 : i}@bench.test`;
-    const amount = 500 + ((i * 7919) % 20_000);
-    const tip = i % 3 === 0 ? 100 : 0;
-    const res = await fetch(`${api.base}/api/v1/payments/create-intent`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': nextIp() },
-      body: JSON.stringify({ fundraiser_id, amount_cents: amount, tip_cents: tip, donor_email: email }),
-    });
-    const body = (await res.json()) as { data?: { donation_id: string; payment_intent_id: string } };
-    if (res.status !== 201 || !body.data) throw new Error(`create-intent answered ${res.status} ${JSON.stringify(body)}`);
-    gifts.push({ id: body.data.donation_id, pi: body.data.payment_intent_id, fundraiser_id, amount, tip, email });
-  });
-  return gifts;
-}
-
-/** Signed up front (the signer's cost is not the server's); timed until the last event answers 200. */
+/** Signed up front (the signer's cost is not the server's); timed until the last event answers 200 (a 500 is sent again). */
 async function deliver(api: Api, gifts: Gift[]): Promise<number> {
-  const signed = gifts.map((g) => {
-    const payload = JSON.stringify({
-      id: `evt_onemany_${g.id.replace(/-/g, '')}`, object: 'event', api_version: '2025-01-27.acacia', created: Math.floor(Date.now() / 1000),
-      type: 'payment_intent.succeeded', livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null },
-      data: { object: { id: g.pi, object: 'payment_intent', amount: g.amount + g.tip, amount_received: g.amount + g.tip, currency: 'usd',
-        status: 'succeeded', latest_charge: `ch_${g.pi.replace(/^pi_/, '')}`, metadata: { kind: 'donation', donation_id: g.id } } },
-    });
-    return { payload, sig: signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }) };
-  });
+  const signed = gifts.map((g) => signedSucceeded(g, `evt_onemany_${g.id.replace(/-/g, '')}`));
   const t0 = performance.now();
-  await pool(signed, WIDTH, async (s) => {
-    for (let attempt = 0; ; attempt++) {
-      const res = await fetch(`${api.base}/api/v1/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': s.sig }, body: s.payload });
-      await res.arrayBuffer();
-      if (res.status === 200) return;
-      if (res.status !== 500 || attempt >= 5) throw new Error(`webhook answered ${res.status}`);
-    }
-  });
+  await postSigned(api.base, signed, WIDTH, (status) => status === 500);
   return (performance.now() - t0) / 1000;
 }
 
@@ -96,7 +50,7 @@ async function main(): Promise<void> {
     for (let i = 0; i <= SPREAD; i++) campaigns.push((await createFundraiser(db, owner.id, { goal_amount_cents: 1_000_000_000 })).id);
     const one = [campaigns[SPREAD]!];
     const many = campaigns.slice(0, SPREAD);
-    const want = new Map<string, { raised: number; tips: number; count: number; donors: Set<string> }>();
+    const want: Want = new Map();
     const rows: Array<{ side: 'one' | 'many'; round: number; seconds: number; rate: number }> = [];
     log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${GIFTS} gifts a round, ${WIDTH} in flight, ${ROUNDS} rounds per side`);
     // Warm-up (not counted): the JIT, the pool and the caches.
@@ -135,26 +89,6 @@ async function main(): Promise<void> {
     await handle.close();
     await api.stop();
   }
-}
-
-function model(want: Map<string, { raised: number; tips: number; count: number; donors: Set<string> }>, g: Gift): void {
-  const w = want.get(g.fundraiser_id) ?? { raised: 0, tips: 0, count: 0, donors: new Set<string>() };
-  w.raised += g.amount;
-  w.tips += g.tip;
-  w.count += 1;
-  w.donors.add(g.email);
-  want.set(g.fundraiser_id, w);
-}
-
-async function exactness(db: import('../src/db/knex').Db, want: Map<string, { raised: number; tips: number; count: number; donors: Set<string> }>): Promise<string[]> {
-  const out: string[] = [];
-  const have = await db('fundraiser_counters').whereIn('id', [...want.keys()]).select('id', 'raised_cents', 'tips_cents', 'donation_count', 'donor_count');
-  for (const r of have) {
-    const w = want.get(r.id)!;
-    const pairs: Array<[string, number, number]> = [['raised', Number(r.raised_cents), w.raised], ['tips', Number(r.tips_cents), w.tips], ['gifts', Number(r.donation_count), w.count], ['donors', Number(r.donor_count), w.donors.size]];
-    for (const [k, h, x] of pairs) if (h !== x) out.push(`campaign ${r.id}: ${k} ${h}, model ${x}`);
-  }
-  return [...out, ...(await checkLedger(db))];
 }
 
 main().then(
