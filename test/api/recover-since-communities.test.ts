@@ -64,7 +64,7 @@ const dbName = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
 const restoredName = `${dbName}_communities`;
 const stormName = `${dbName}_communities_storm`;
 const reversedName = `${dbName}_communities_reversed`;
-const { dbOf, copyAll, dropAll } = databaseCopies([restoredName, stormName, reversedName]);
+const { dbOf, backup, dropAll } = databaseCopies([restoredName, stormName, reversedName]);
 
 let a: TestApp;
 beforeAll(() => {
@@ -136,11 +136,7 @@ describe('recover-since rebuilds community joins started after the restore point
     C.approval = await community(a, owner.h, { name: 'Careful Owls', price_cents: 2_000, requires_approval: true });
 
     // The backup, thrice (for recover-since, the storm, the newest-first replay): no connection may be open meanwhile.
-    await a.ctx.jobs.stop();
-    await closeDb();
-    await copyAll(dbName);
-    backupAt = new Date();
-    a = createTestApp({ env: stripeEnv() });
+    ({ app: a, at: backupAt } = await backup(a, () => createTestApp({ env: stripeEnv() })));
 
     J.paid = await join(C.open, m1.h);
     await payFirstInvoice(subOfJoin(J.paid).id, 74);

@@ -63,7 +63,7 @@ const stripeConfig = (): Config => testConfig(stripeEnv());
 const dbName = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
 const restoredName = `${dbName}_started`;
 const stormName = `${dbName}_storm`;
-const { dbOf, copyAll, dropAll } = databaseCopies([restoredName, stormName]);
+const { dbOf, backup, dropAll } = databaseCopies([restoredName, stormName]);
 
 let a: TestApp;
 const receiver = webhookReceiver();
@@ -188,11 +188,7 @@ describe('recover-since rebuilds gifts started after the restore point', () => {
     expect(before).toHaveLength(1);
 
     // The backup, twice (one copy for recover-since, one for the storm): no connection may be open meanwhile.
-    await a.ctx.jobs.stop();
-    await closeDb();
-    await copyAll(dbName);
-    backupAt = new Date();
-    a = createTestApp({ env: stripeEnv() });
+    ({ app: a, at: backupAt } = await backup(a, () => createTestApp({ env: stripeEnv() })));
 
     const b1 = await giveIntent({ fundraiser_id: fid, amount_cents: 1_000, tip_cents: 150, donor_email: 'b1@example.test' });
     const b2 = await giveIntent({ fundraiser_id: fid, amount_cents: 2_000, donor_name: 'Ada D.' }, await authHeaders(a, donor));

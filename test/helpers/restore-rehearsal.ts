@@ -5,7 +5,7 @@ import { createLogger } from '../../src/infra/logger';
 import { HANDLED_EVENT_TYPES, type PaymentEvent } from '../../src/integrations/payments';
 import { collected } from '../../src/modules';
 import { processEvent } from '../../src/modules/webhooks';
-import type { TestApp } from './app';
+import { closeDb, type TestApp } from './app';
 import { serverSql, serverUrlOf } from './db-copies';
 import { deliver, stripeEvent } from './stripe';
 
@@ -35,13 +35,21 @@ export function processorEvents(app: () => TestApp) {
   return { listed, happen };
 }
 
-/** Databases on the test's server standing for backups: made by `copyAll`, opened on first use, closed and dropped by `dropAll`. */
+/** Databases on the test's server standing for backups: made by `backup`, opened on first use, closed and dropped by `dropAll`. */
 export function databaseCopies(names: string[]) {
   const open = new Map<string, Db>();
   return {
-    /** Each a copy of `template` as it is now (no connection to it may be open). */
-    async copyAll(template: string): Promise<void> {
+    /**
+     * The backup: `current` stops (Postgres copies a database only while nobody is connected to
+     * it), each copy is made of the test's database as it is now, and `restart` starts the service
+     * again; answers the new service and the backup's time.
+     */
+    async backup(current: TestApp, restart: () => TestApp): Promise<{ app: TestApp; at: Date }> {
+      await current.ctx.jobs.stop();
+      await closeDb();
+      const template = new URL(process.env.TEST_DATABASE_URL!).pathname.slice(1);
       for (const name of names) await serverSql(`create database "${name}" template "${template}"`);
+      return { at: new Date(), app: restart() };
     },
     dbOf(name: string): Db {
       if (!open.has(name)) open.set(name, createDb(serverUrlOf(name), { max: 4 }));
