@@ -15,8 +15,21 @@ export function toPositional(sql: string): string {
   return out;
 }
 
-interface PgConn {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+export interface PgConn {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * What a transaction opened on a pooled pg connection without knex (db/raw-transaction.ts) hands
+ * queryRows under this key: its connection, whether it has ended, and the knex whose `query`
+ * listeners hear its statements. queryRows runs on it directly, with no knex object in between.
+ */
+export const RAW_TRANSACTION = Symbol('rawTransaction');
+
+export interface RawTransactionState {
+  db: Knex;
+  conn: PgConn;
+  done: boolean;
 }
 
 /**
@@ -28,6 +41,8 @@ interface PgConn {
  */
 export async function queryRows<T = Record<string, unknown>>(db: Knex | Knex.Transaction, sql: string, bindings: unknown[]): Promise<T[]> {
   const text = toPositional(sql);
+  const raw = (db as { [RAW_TRANSACTION]?: RawTransactionState })[RAW_TRANSACTION];
+  if (raw) return (await onRawTransaction(raw, text, bindings)).rows as T[];
   if ((db as Knex.Transaction).isTransaction) return (await onTransaction(db as Knex.Transaction, text, bindings)).rows as T[];
   if (db.listenerCount('query') > 0) db.emit('query', { sql: text, bindings, method: 'raw' });
   const conn = (await db.client.acquireConnection()) as PgConn;
@@ -49,4 +64,11 @@ async function onTransaction(trx: Knex.Transaction, text: string, bindings: unkn
   const conn = await client.acquireConnection();
   client.emit('query', { sql: text, bindings, method: 'raw' });
   return conn.query(text, bindings);
+}
+
+/** The same for a transaction opened without knex: its connection is at hand. */
+function onRawTransaction(t: RawTransactionState, text: string, bindings: unknown[]): Promise<{ rows: unknown[] }> {
+  if (t.done) return Promise.reject(new Error('Transaction query already complete'));
+  if (t.db.listenerCount('query') > 0) t.db.client.emit('query', { sql: text, bindings, method: 'raw' });
+  return t.conn.query(text, bindings);
 }

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
 import type { AppContext } from '../../src/context';
 import type { PaymentProcessor } from '../../src/integrations/payments';
+import { aroundRawTransactions } from '../../src/db/raw-transaction';
 
 /**
  * The transactions open around the running code. `db.transaction(handler)` runs its handler
@@ -30,6 +31,8 @@ export function trackTransactions(db: Knex): void {
       return original((trx: Knex.Transaction) => around.run([...(around.getStore() ?? []), trx], () => run(trx)), config);
     },
   });
+  // The processor webhook's transactions are begun on the pg connection, past db.transaction.
+  aroundRawTransactions(db, (trx, run) => around.run([...(around.getStore() ?? []), trx], run));
 }
 
 /** Whether the calling code runs inside a transaction that has not committed or rolled back yet. */

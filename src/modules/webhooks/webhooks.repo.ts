@@ -19,8 +19,10 @@ export async function claimEvent(trx: Knex.Transaction, event: PaymentEvent): Pr
   return rows.length > 0;
 }
 
+const OUTCOME_SQL = 'update processed_webhook_events set outcome = ? where event_id = ?';
+
 export async function recordOutcome(trx: Knex.Transaction, eventId: string, outcome: string): Promise<void> {
-  await trx('processed_webhook_events').where({ event_id: eventId }).update({ outcome });
+  await queryRows(trx, OUTCOME_SQL, [outcome, eventId]);
 }
 
 /**
