@@ -59,7 +59,7 @@ const counts = (t: Pick<Tally, 'listed' | 'applied' | 'ignored' | 'duplicate' | 
 export const moneyCommands: Record<string, Command> = {
   'recover-since': {
     usage: '<ISO time>',
-    summary: "after a restore: replay the processor's events since that time (less 5 minutes) through the webhook's exactly-once path",
+    summary: "after a restore: replay the processor's events since that time (less 5 minutes) through the webhook's exactly-once path, then carry out again the erasures the restore undid",
     check: (args) => void sinceArg(args),
     async run(db, args, config, progress = quiet) {
       const { ctx, handlers } = appContext(db, config);
@@ -72,6 +72,9 @@ export const moneyCommands: Record<string, Command> = {
         ...types.map((t) => `  ${t}: ${counts(r.byType[t]!)}`),
       ];
       if (r.failed) throw new CliError(`${lines.join('\n')}\n${r.failed} event(s) failed (logged); run it again: recorded ones change nothing`);
+      // Gifts rebuilt from the processor may belong to someone erased since the restore point: the erasure log runs last.
+      const { reapplyLoggedErasures } = require('./privacy-commands') as typeof import('./privacy-commands');
+      lines.push(await reapplyLoggedErasures(db, config));
       return lines.join('\n');
     },
   },

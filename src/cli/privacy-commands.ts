@@ -1,6 +1,8 @@
 import { createContext } from '../create-context';
 import { createLogger } from '../infra/logger';
-import { accountIdByEmail, eraseNow, erasureBlocks, scheduledErasures } from '../modules/privacy';
+import type { Config } from '../config';
+import type { Db } from '../db/knex';
+import { accountIdByEmail, eraseNow, erasureBlocks, reapplyErasures, scheduledErasures } from '../modules/privacy';
 import { CliError, UsageError, type Command } from './command';
 
 /**
@@ -8,7 +10,22 @@ import { CliError, UsageError, type Command } from './command';
  * once for a support request. Files and the identity-provider account are removed by the worker's
  * jobs queued with it.
  */
+/** Every logged erasure carried out again where the database has the person back (after a restore); one line. */
+export async function reapplyLoggedErasures(db: Db, config: Config): Promise<string> {
+  const { collected } = require('../modules') as typeof import('../modules');
+  const ctx = createContext({ config: { ...config, READ_CACHE: false }, db, log: createLogger('silent') });
+  const r = await reapplyErasures(ctx, collected.personalData);
+  const line = `erasure log: ${r.logged} erasure(s) logged; carried out again: ${r.accounts} account(s), ${r.guests} guest address(es); ${r.unchanged} already erased or not in this database`;
+  if (r.unreadable.length) throw new CliError(`${line}\n${r.unreadable.length} log entr(ies) unreadable: ${r.unreadable.join(', ')}`);
+  return line;
+}
+
 export const privacyCommands: Record<string, Command> = {
+  'reapply-erasures': {
+    usage: '',
+    summary: 'after a restore: carry out again every logged erasure the database has undone (recover-since runs it too)',
+    run: (db, _args, config) => reapplyLoggedErasures(db, config),
+  },
   erasures: {
     usage: '',
     summary: 'list scheduled account erasures (account id, due date, asked on)',

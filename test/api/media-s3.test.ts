@@ -58,6 +58,17 @@ describe.each([
     expect(await store.open('uploads/abc/never.png')).toBeNull();
   });
 
+  test('when objects are put under a prefix then list answers their keys, and only theirs', async () => {
+    const store = make();
+    const owner = `list${Date.now()}`;
+    expect(await store.list(`erasure-log/${owner}/`)).toEqual([]);
+    for (const f of ['a.json', 'b.json']) await store.put(`erasure-log/${owner}/${f}`, Buffer.from('{}'), { contentType: 'application/json' });
+    await store.put(`erasure-log/${owner}x/c.json`, Buffer.from('{}'), { contentType: 'application/json' });
+    expect((await store.list(`erasure-log/${owner}/`)).sort()).toEqual([`erasure-log/${owner}/a.json`, `erasure-log/${owner}/b.json`]);
+    await expect(store.list('erasure-log/../')).rejects.toThrow(/not a storage prefix/);
+    await expect(store.list('erasure-log')).rejects.toThrow(/not a storage prefix/);
+  });
+
   test('when a key is not one the service mints (dot segments, slashes, no extension) then the backend refuses it', async () => {
     const store = make();
     for (const key of ['../etc/passwd', 'uploads/../../x.png', 'uploads/a/b/c.png', 'uploads/a/noext', '/abs/a/b.png']) {

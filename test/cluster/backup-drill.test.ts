@@ -241,6 +241,8 @@ suite('the backup drill: lose the primary, restore it with pgBackRest, get back 
     });
     expect({ code: rec.code, err: rec.code === 0 ? '' : rec.err }).toEqual({ code: 0, err: '' });
     expect(rec.out).toContain('payment_intent.succeeded: 6 (3 applied, 0 new but changed nothing, 3 already recorded)');
+    // The erasure log runs last (nobody was erased here): its line says so.
+    expect(rec.out).toContain('erasure log: 0 erasure(s) logged');
     const now = await money();
     expect(now.fundraiser).toEqual(settled.fundraiser);
     expect(now.donations.filter((d) => settled.donations.some((s) => s.id === d.id))).toEqual(settled.donations);

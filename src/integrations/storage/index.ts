@@ -37,6 +37,10 @@ export class Storage {
     return this.backend.remove(key);
   }
 
+  list(prefix: string): Promise<string[]> {
+    return this.backend.list(prefix);
+  }
+
   /** The whole object, or null when missing or larger than `maxBytes`. */
   async read(key: string, maxBytes: number): Promise<Buffer | null> {
     const obj = await this.open(key);

@@ -1,10 +1,10 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertKey, contentTypeOfKey, type ByteRange, type StorageBackend, type StoredObject } from './port';
+import { assertKey, assertPrefix, contentTypeOfKey, KEY_PATTERN, type ByteRange, type StorageBackend, type StoredObject } from './port';
 
 /** Files under one directory; each write lands in a temporary file renamed into place (no torn reads). */
 export class LocalDiskStorage implements StorageBackend {
@@ -52,5 +52,16 @@ export class LocalDiskStorage implements StorageBackend {
 
   async remove(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    assertPrefix(prefix);
+    try {
+      // Files being written are dot-named `.part` files: only whole objects are listed.
+      return (await readdir(resolve(this.root, prefix))).map((f) => `${prefix}${f}`).filter((k) => KEY_PATTERN.test(k));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
   }
 }

@@ -25,10 +25,19 @@ export interface StorageBackend {
   /** The object (only `range` of it when given; `size` stays the whole object's), or null when there is none. */
   open(key: string, range?: ByteRange): Promise<StoredObject | null>;
   remove(key: string): Promise<void>;
+  /** The keys under `prefix` (`<area>/<owner>/`), in no particular order. */
+  list(prefix: string): Promise<string[]>;
 }
 
 /** A key the service generated: three path segments of safe characters, no dot segments. */
 export const KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}\/[A-Za-z0-9-]{1,64}\/[A-Za-z0-9-]{1,64}\.[a-z0-9]{2,5}$/;
+
+/** A listing prefix: the first two segments of a key, ending with a slash. */
+const PREFIX_PATTERN = /^[a-z][a-z0-9-]{0,31}\/[A-Za-z0-9-]{1,64}\/$/;
+
+export function assertPrefix(prefix: string): void {
+  if (!PREFIX_PATTERN.test(prefix)) throw new Error(`not a storage prefix: ${prefix}`);
+}
 
 export function assertKey(key: string): void {
   if (!KEY_PATTERN.test(key)) throw new Error(`not a storage key: ${key}`);

@@ -1,6 +1,6 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { assertKey, contentTypeOfKey, type ByteRange, type StorageBackend, type StoredObject } from './port';
+import { assertKey, assertPrefix, contentTypeOfKey, type ByteRange, type StorageBackend, type StoredObject } from './port';
 
 export interface S3Settings {
   bucket: string;
@@ -56,5 +56,17 @@ export class S3Storage implements StorageBackend {
   async remove(key: string): Promise<void> {
     assertKey(key);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.s.bucket, Key: key }));
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    assertPrefix(prefix);
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.s.bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const o of out.Contents ?? []) if (o.Key) keys.push(o.Key);
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
   }
 }

@@ -33,7 +33,7 @@ const isHead = (req: Request) => req.method === 'HEAD';
  * keys once used ids every member sees, so /media/ must never stream them, whatever the key.
  */
 // Served only through their own signed or permission-checked routes, never by key.
-const UNSERVED_AREAS = new Set(['org-documents', 'privacy-exports']);
+const UNSERVED_AREAS = new Set(['org-documents', 'privacy-exports', 'erasure-log']);
 
 /**
  * Stored files (uploads, crops, rendered images) under /media/, from whichever store is

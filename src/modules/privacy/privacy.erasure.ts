@@ -12,6 +12,7 @@ import type { ErasureBlock, PersonalDataPart } from '../define-module';
 import { globalSignOut } from '../idp';
 import { disableAllForUser } from '../webhook-endpoints';
 import { scrubExportFiles } from './privacy.export-files';
+import { logErasure } from './privacy.erasure-log';
 import { accountNeedles, sourceColumns } from './privacy.needles';
 import { accountForPrivacy } from './privacy.reads';
 import { usable } from './privacy.replace';
@@ -96,10 +97,16 @@ export async function erasureStatus(ctx: AppContext, userId: string) {
  * transaction with the outbox's copies of mails; files and the provider's account are removed by
  * jobs queued in it, after commit. 'blocked' leaves it scheduled and tries again a day later.
  */
-export async function runErasure(ctx: AppContext, parts: Parts, userId: string, now = false): Promise<'done' | 'not_due' | 'blocked'> {
+/**
+ * `reapply`: the erasure was carried out before and a restore undid it (the erasure log's): what
+ * blocked it then was settled then, and it is logged already.
+ */
+interface EraseOptions { reapply?: boolean }
+
+export async function runErasure(ctx: AppContext, parts: Parts, userId: string, now = false, opts: EraseOptions = {}): Promise<'done' | 'not_due' | 'blocked'> {
   const account = await accountForPrivacy(ctx.db, userId);
   if (!account) return 'not_due';
-  const reasons = await erasureBlocks(ctx, parts, userId);
+  const reasons = opts.reapply ? [] : await erasureBlocks(ctx, parts, userId);
   const due = await repo.scheduledErasure(ctx.db, userId);
   // What the account is known by, besides what its parts hold (read in the transaction too, before they erase it).
   const own = [account.email, account.name, account.profile_slug].filter((x): x is string => !!x).map((value) => ({ value, kind: 'identifier' as const }));
@@ -131,10 +138,11 @@ export async function runErasure(ctx: AppContext, parts: Parts, userId: string, 
     // Every copy held for someone else (their mails, notifications, webhook payloads, the event log...).
     const copies = await scrubCopies(trx, needles, placeholders, sourceColumns(parts));
     await repo.markErasureDone(trx, row.id);
+    if (!opts.reapply) await logErasure(trx, { kind: 'account', user_id: userId, erased_at: new Date().toISOString() });
     if (keys.length) await enqueue(trx, REMOVE_FILES_TASK, { keys }, { maxAttempts: 10 });
     const sub = ctx.idp.kind === 'local' ? userId : account.idp_subject;
     if (sub) await enqueue(trx, IDP_DELETE_TASK, { sub }, { maxAttempts: 10 });
-    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length, copies, export_files: files } });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erased', target_type: 'user', target_id: userId, details: { files: keys.length, copies, export_files: files, reapplied: !!opts.reapply } });
     return 'done';
   });
 }
@@ -144,13 +152,13 @@ export async function removeFiles(ctx: AppContext, keys: string[]): Promise<void
 }
 
 /** An operator's erasure (`npm run admin -- erase <email> --now`): scheduled for now when none is, then carried out. */
-export async function eraseNow(ctx: AppContext, parts: Parts, userId: string): Promise<'done' | 'not_due' | 'blocked'> {
+export async function eraseNow(ctx: AppContext, parts: Parts, userId: string, opts: EraseOptions = {}): Promise<'done' | 'not_due' | 'blocked'> {
   await ctx.db.transaction(async (trx) => {
     if (await repo.scheduledErasure(trx, userId)) return;
     await repo.insertErasure(trx, userId, new Date());
     await revokeAllForUser(trx, userId);
     await disableAllForUser(trx, userId);
-    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erasure_requested', target_type: 'user', target_id: userId, details: { by: 'operator' } });
+    await recordAudit(trx, { actor_user_id: null, action: 'privacy.erasure_requested', target_type: 'user', target_id: userId, details: { by: opts.reapply ? 'erasure-log' : 'operator' } });
   });
-  return runErasure(ctx, parts, userId, true);
+  return runErasure(ctx, parts, userId, true, opts);
 }

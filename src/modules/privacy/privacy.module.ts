@@ -1,5 +1,6 @@
 import { defineModule } from '../define-module';
 import { ERASE_TASK, IDP_DELETE_TASK, REMOVE_FILES_TASK, removeFiles, runErasure } from './privacy.erasure';
+import { LOG_ERASURE_TASK, writeErasureRecord } from './privacy.erasure-log';
 import { buildExport, EXPORT_TASK, failExport } from './privacy.exports';
 import { guestRoutes, meRoutes, privacyRequestLimiter } from './privacy.routes';
 
@@ -25,5 +26,6 @@ export default defineModule({
     });
     ctx.jobs.register(REMOVE_FILES_TASK, (p) => removeFiles(ctx, (p.keys as string[]) ?? []));
     ctx.jobs.register(IDP_DELETE_TASK, (p) => ctx.idp.deleteUser(String(p.sub)));
+    ctx.jobs.register(LOG_ERASURE_TASK, (p) => writeErasureRecord(ctx, String(p.key), p.record));
   },
 });

@@ -109,6 +109,10 @@ export async function claimErasure(trx: Knex.Transaction, userId: string, now: b
   return q.first();
 }
 
+export async function erasureDone(db: Q, userId: string): Promise<boolean> {
+  return !!(await db('privacy_erasures').where({ user_id: userId, status: 'done' }).first('id'));
+}
+
 export async function markErasureDone(trx: Knex.Transaction, id: string): Promise<void> {
   await trx('privacy_erasures').where({ id }).update({ status: 'done', done_at: trx.fn.now() });
 }
