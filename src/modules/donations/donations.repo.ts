@@ -47,9 +47,9 @@ const MONEY = ['amount_cents', 'tip_cents', 'refunded_cents', 'disputed_cents', 
 /** pg answers bigint as text; every money column is a safe integer of cents here. */
 function toRow(r: Record<string, any> | undefined): DonationRow | undefined {
   if (!r) return undefined;
-  const out = { ...r } as Record<string, any>;
-  for (const k of MONEY) out[k] = Number(r[k]);
-  return out as DonationRow;
+  // pg made this object for this call alone: converted where it is, not copied.
+  for (const k of MONEY) if (k in r) r[k] = Number(r[k]);
+  return r as DonationRow;
 }
 
 export async function insertDonation(db: Q, row: Record<string, unknown>): Promise<DonationRow> {
@@ -77,10 +77,27 @@ export async function setProcessorInvoice(db: Q, id: string, invoiceId: string):
 // Fixed texts for the statements every settlement runs, past knex's builder and runner (a
 // measurable part of a settlement's CPU).
 const BY_ID_SQL = 'select * from donations where id = ? limit 1';
-const BY_ID_LOCKED_SQL = `${BY_ID_SQL} for update`;
+/**
+ * The locked read is the webhook handlers' (in their transaction): the columns DonationRow
+ * declares, not the checkout's return URLs nor the failed / refunded / updated stamps nobody there
+ * reads (pg describes and parses every column it is sent, a visible part of a settlement's CPU).
+ */
+const ROW_COLUMNS = `id, fundraiser_id, donor_user_id, donor_email, donor_name, anonymous, message, referral_code, amount_cents, tip_cents,
+  currency, status, method, processor_payment_intent_id, processor_checkout_session_id, processor_charge_id, refunded_cents, disputed_cents,
+  processor_fee_cents, platform_fee_cents, dispute_status, dispute_fee_cents, dispute_fee_txns, receipt_id, locale, recurring_gift_id,
+  processor_invoice_id, paid_at, created_at`;
+const BY_ID_LOCKED_SQL = `select ${ROW_COLUMNS} from donations where id = ? limit 1 for update`;
 
 export async function findById(db: Q, id: string, forUpdate = false): Promise<DonationRow | undefined> {
   return toRow((await queryRows(db, forUpdate ? BY_ID_LOCKED_SQL : BY_ID_SQL, [id]))[0]);
+}
+
+/** What a webhook reads of a gift before its transaction opens: whether it is there, settled, and its PaymentIntent. */
+export type GiftState = Pick<DonationRow, 'id' | 'status' | 'processor_payment_intent_id'>;
+const STATE_BY_ID_SQL = 'select id, status, processor_payment_intent_id from donations where id = ? limit 1';
+
+export async function findStateById(db: Q, id: string): Promise<GiftState | undefined> {
+  return (await queryRows<GiftState>(db, STATE_BY_ID_SQL, [id]))[0];
 }
 
 /** The gift an invoice paid (a monthly gift's payment), if it was recorded. */
