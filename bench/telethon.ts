@@ -9,6 +9,7 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/telethon.ts
  *   TELETHON_VIEWERS=10000,9000 TELETHON_SECONDS=60 TELETHON_RATE=20 TELETHON_TOPOLOGIES=1,3 TELETHON_READ_CONNECTIONS=16 TELETHON_READ_RATE=500
+ *   TELETHON_API_<NAME>=value sets <NAME> in the API processes' environment (TELETHON_API_NODE_OPTIONS="--require ./profiler.cjs", say)
  *
  * Slug reads are measured twice, alone and during: as fast as the API answers (autocannon's closed
  * loop, which saturates the process, so any other work shows as queueing) and at a steady
@@ -52,6 +53,8 @@ const READ_SECONDS = Math.min(SECONDS / 3, 20);
  * does. The delays it measures include its own waiting, so they are upper bounds.
  */
 const VIEWERS_NICE = Number(process.env.TELETHON_VIEWERS_NICE ?? 10);
+/** Extra settings for the API processes: TELETHON_API_X=v sets X=v. */
+const apiEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('TELETHON_API_')).map(([k, v]) => [k.slice('TELETHON_API_'.length), v ?? '']));
 const log = (m: string) => process.stdout.write(`[telethon] ${m}\n`);
 const signer = new Stripe('sk_test_bench_offline');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -187,7 +190,7 @@ async function phase(databaseUrl: string, processes: number, VIEWERS: number): P
     const slug = `telethon-${randomUUID().slice(0, 8)}`;
     const campaign = (await c.query(`insert into fundraisers (owner_user_id, title, slug, summary, story_html, goal_amount_cents, currency, status, visibility, type, cover_image, approved_at)
       values ($1, 'Telethon', $2, 'A telethon', '<p>Live.</p>', 100000000, 'USD', 'active', 'public', 'personal', 'https://img.example.test/c.jpg', now()) returning id`, [owner, slug])).rows[0].id as string;
-    for (let i = 0; i < processes; i++) apis.push(await startApi(databaseUrl, { LIVE_MAX_STREAMS: String(VIEWERS + 1000), READ_CACHE: 'true', SHUTDOWN_DRAIN_MS: '0' }));
+    for (let i = 0; i < processes; i++) apis.push(await startApi(databaseUrl, { LIVE_MAX_STREAMS: String(VIEWERS + 1000), READ_CACHE: 'true', SHUTDOWN_DRAIN_MS: '0', ...apiEnv }));
     let base = apis[0]!.base;
     if (processes > 1) {
       const port = await freePort();
