@@ -39,11 +39,18 @@ export interface RawTransactionState {
  * the transaction's own connection (so in the transaction, under its locks). knex's `query`
  * event is still emitted when someone listens (tests, the bench's EXPLAIN pass).
  */
-export async function queryRows<T = Record<string, unknown>>(db: Knex | Knex.Transaction, sql: string, bindings: unknown[]): Promise<T[]> {
+export function queryRows<T = Record<string, unknown>>(db: Knex | Knex.Transaction, sql: string, bindings: unknown[]): Promise<T[]> {
   const text = toPositional(sql);
+  // In a transaction: no async frame of its own (a settlement runs a dozen of these).
   const raw = (db as { [RAW_TRANSACTION]?: RawTransactionState })[RAW_TRANSACTION];
-  if (raw) return (await onRawTransaction(raw, text, bindings)).rows as T[];
-  if ((db as Knex.Transaction).isTransaction) return (await onTransaction(db as Knex.Transaction, text, bindings)).rows as T[];
+  if (raw) return onRawTransaction(raw, text, bindings).then(rowsOf<T>);
+  if ((db as Knex.Transaction).isTransaction) return onTransaction(db as Knex.Transaction, text, bindings).then(rowsOf<T>);
+  return onPool<T>(db, text, bindings);
+}
+
+const rowsOf = <T>(r: { rows: unknown[] }) => r.rows as T[];
+
+async function onPool<T>(db: Knex, text: string, bindings: unknown[]): Promise<T[]> {
   if (db.listenerCount('query') > 0) db.emit('query', { sql: text, bindings, method: 'raw' });
   const conn = (await db.client.acquireConnection()) as PgConn;
   try {
