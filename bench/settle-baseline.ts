@@ -114,10 +114,11 @@ async function settleOne(pool: Pool, script: Script, begin: number, commit: numb
       const s = script.stmts[i]!;
       inTrx ||= i === begin;
       const rows = await run(s);
-      // What the service reads it uses: the gift row, the campaign's holder; a claimed or settled event stops here.
-      if (i === 0) {
-        const d = rows[0];
-        if (!d) throw new Error('no gift');
+      // What the service reads it uses: the gift row (the first read that has its columns: the one before
+      // the transaction reads only its state), the campaign's holder; a claimed or settled event stops here.
+      if (i === 0 && !rows[0]) throw new Error('no gift');
+      const d = rows[0];
+      if (d && 'fundraiser_id' in d && now.fundraiser_id === undefined) {
         Object.assign(now, { fundraiser_id: d.fundraiser_id, email: d.donor_email, receipt_id: d.receipt_id, amount: d.amount_cents, tip: d.tip_cents, currency: d.currency });
         map = valueMap(script.known, now);
       }
