@@ -55,12 +55,35 @@ export class InvalidationListener {
     this.session.start();
   }
 
+  /** The barrier on its way, and the one that callers arriving meanwhile share (sent when it is back). */
+  private inFlight: Promise<boolean> | null = null;
+  private queued: Promise<boolean> | null = null;
+
   /**
-   * Notifies the channel from this session and waits for that notification to come back. Postgres
-   * delivers notifications in commit order, so once it is back every change committed before the
-   * call has been handed to onMessage. False on timeout or a lost connection.
+   * Resolves once every change committed before the call has been handed to onMessage: a
+   * notification sent from this session after the call has come back (Postgres delivers
+   * notifications in commit order). Concurrent write requests share barriers: while one is out,
+   * every caller waits for the next, sent when it is back, so the session runs one query at a
+   * time and a burst of writes costs two round trips, not one each. False on timeout or a lost connection.
    */
-  async barrier(timeoutMs: number): Promise<boolean> {
+  barrier(timeoutMs: number): Promise<boolean> {
+    if (!this.inFlight) {
+      const sent = this.sendBarrier(timeoutMs);
+      const tracked: Promise<boolean> = sent.finally(() => {
+        if (this.inFlight === tracked) this.inFlight = null;
+      });
+      this.inFlight = tracked;
+      return sent;
+    }
+    // The one out was sent before this call: it proves nothing about commits just before it.
+    this.queued ??= this.inFlight.then(() => {
+      this.queued = null;
+      return this.barrier(timeoutMs);
+    });
+    return this.queued;
+  }
+
+  private async sendBarrier(timeoutMs: number): Promise<boolean> {
     const client = this.session.client;
     if (!client) return false;
     const token = `${BARRIER}${process.pid}:${(this.barrierSeq += 1)}`;
