@@ -10,7 +10,7 @@ import { SANDBOX_PAYOUT_QUEUE, settlePayoutHandler } from './sandbox-payouts';
 export type * from './port';
 export type * from './events';
 export { WebhookPayloadError } from './events';
-export { processorUnreachable } from './unreachable';
+export { processorStoreUnavailable, processorUnreachable } from './unreachable';
 export { giftMetadata, processorOrigin, tipMetadata, type GiftDescription, type ProcessorGift, type ProcessorTip, type TipDescription } from './gift-metadata';
 export { joinMetadata, type JoinDescription, type ProcessorJoin } from './join-metadata';
 export { sandboxFee } from './sandbox-fees';

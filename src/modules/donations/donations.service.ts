@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors';
 import { requireVerifiedEmail } from '../../http/verified-email';
 import { ATTESTATION_HEADER, requireHumanGuest } from '../../http/guest-check';
 import { requestLocale } from '../../integrations/mail';
-import { giftMetadata, processorOrigin } from '../../integrations/payments';
+import { giftMetadata, processorOrigin, processorStoreUnavailable } from '../../integrations/payments';
 import { findById as findFundraiser, type FundraiserRow } from '../fundraisers';
 import { userProfile } from '../idp';
 import { canRead } from '../fundraisers';
@@ -109,6 +109,7 @@ async function processorCall<T>(ctx: AppContext, row: DonationRow, call: () => P
     await repo.markFailed(ctx.db, row.id);
     const type = String((err as { type?: unknown })?.type ?? '');
     ctx.log.warn({ donationId: row.id, err: (err as Error)?.message, type }, 'payment processor call failed');
+    if (processorStoreUnavailable(err)) throw err;
     const unreachable = /Connection|RateLimit|APIError/.test(type) || !type;
     throw new ApiError(unreachable ? 503 : 502, 'Payment processor unavailable', 'The payment could not be started; please try again', {
       code: unreachable ? 'PROCESSOR_UNAVAILABLE' : 'PROCESSOR_ERROR',

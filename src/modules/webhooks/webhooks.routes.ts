@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoutes, route } from '../../http/define-routes';
 import { recordStripeEvent } from '../../infra/metrics';
 import { ApiError } from '../../http/errors';
-import { processorUnreachable, WebhookPayloadError, type PaymentEvent } from '../../integrations/payments';
+import { processorStoreUnavailable, processorUnreachable, WebhookPayloadError, type PaymentEvent } from '../../integrations/payments';
 import { recordUnreadable } from './webhooks.repo';
 import { processEvent } from './webhooks.service';
 import type { WebhookHandlerMap } from './webhooks.types';
@@ -52,7 +52,7 @@ export function webhookRoutes(webhookHandlers: WebhookHandlerMap) {
             outcome = await processEvent(ctx, webhookHandlers, event);
           } catch (err) {
             recordStripeEvent(event.processor_type, 'failed');
-            throw processorUnreachable(err) ? processorUnavailable(req, event.id, err) : err;
+            throw processorUnreachable(err) && !processorStoreUnavailable(err) ? processorUnavailable(req, event.id, err) : err;
           }
           recordStripeEvent(event.processor_type, outcome === 'applied' ? 'processed' : outcome);
           // The request's child logger is built on first use: not for a line the level drops.
