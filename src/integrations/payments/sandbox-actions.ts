@@ -91,6 +91,7 @@ export function completeCheckout(db: Db, sessionId: string): Promise<CheckoutOut
         metadata,
         current_period_start: start,
         current_period_end: periodEnd(start, interval),
+        billing_cycle_anchor: start,
         cancel_at_period_end: false,
         canceled_at: null,
         created: start,

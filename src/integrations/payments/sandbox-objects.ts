@@ -6,12 +6,19 @@ import { sandboxFee } from './sandbox-fees';
 export const sbId = (prefix: string) => `${prefix}_sb_${randomBytes(12).toString('hex')}`;
 export const nowS = () => Math.floor(Date.now() / 1000);
 
-/** The end of a billing period that starts now, as Stripe counts months and years. */
-export function periodEnd(startS: number, interval: 'month' | 'year'): number {
-  const d = new Date(startS * 1000);
-  if (interval === 'year') d.setUTCFullYear(d.getUTCFullYear() + 1);
-  else d.setUTCMonth(d.getUTCMonth() + 1);
-  return Math.floor(d.getTime() / 1000);
+/**
+ * The end of a billing period starting at `startS`, as Stripe counts months and years: on the
+ * billing cycle anchor's day of the month and time of day, or the month's last day when it is
+ * shorter (an anchor on the 31st renews on Feb 28, then on Mar 31 again, never drifting).
+ */
+export function periodEnd(startS: number, interval: 'month' | 'year', anchorS: number = startS): number {
+  const start = new Date(startS * 1000);
+  const anchor = new Date(anchorS * 1000);
+  const year = start.getUTCFullYear();
+  const month = start.getUTCMonth() + (interval === 'year' ? 12 : 1);
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const day = Math.min(anchor.getUTCDate(), lastDay);
+  return Math.floor(Date.UTC(year, month, day, anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds()) / 1000);
 }
 
 /** A succeeded charge for `amount` with its balance transaction's fee (2.9% + 30¢). */

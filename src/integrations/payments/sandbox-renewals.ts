@@ -99,7 +99,7 @@ async function renew(trx: Knex.Transaction, sub: Obj): Promise<{ outcome: Renewa
 
 function nextPeriod(sub: Obj, interval: 'month' | 'year'): Obj {
   const start = Number(sub.current_period_end);
-  const end = periodEnd(start, interval);
+  const end = periodEnd(start, interval, Number(sub.billing_cycle_anchor ?? sub.created ?? start));
   const items = sub.items?.data ? { ...sub.items, data: sub.items.data.map((i: Obj) => ({ ...i, current_period_start: start, current_period_end: end })) } : sub.items;
   return { current_period_start: start, current_period_end: end, items };
 }

@@ -106,6 +106,7 @@ export async function createSubscription(db: Db, input: CreateSubscriptionInput)
       default_payment_method: saved,
       current_period_start: start,
       current_period_end: end,
+      billing_cycle_anchor: start,
       cancel_at_period_end: false,
       canceled_at: null,
       created: start,
