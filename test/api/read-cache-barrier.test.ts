@@ -8,12 +8,15 @@ import { createLogger } from '../../src/infra/logger';
  * barriers, so the session runs one query at a time (pg deprecates queueing queries on a client)
  * and a burst costs two round trips, while each caller still waits for one sent after its call.
  */
+/** The listener's own session goes straight to the server, as the app's does (LISTEN needs a session, not a pooled one). */
+const direct = () => process.env.TEST_DIRECT_DATABASE_URL ?? process.env.TEST_DATABASE_URL!;
+/** Changes commit through the app's URL (a transaction-mode pooler in that CI pass). */
 const url = () => process.env.TEST_DATABASE_URL!;
 const seen: string[] = [];
 let listener: InvalidationListener;
 
 beforeAll(async () => {
-  listener = new InvalidationListener(url(), { onMessage: (id) => seen.push(id), onUp: () => undefined, onDown: () => undefined }, createLogger('silent'));
+  listener = new InvalidationListener(direct(), { onMessage: (id) => seen.push(id), onUp: () => undefined, onDown: () => undefined }, createLogger('silent'));
   listener.start();
   for (let i = 0; i < 100 && !listener.listening; i += 1) await new Promise((r) => setTimeout(r, 50));
   expect(listener.listening).toBe(true);
