@@ -10,11 +10,20 @@ import { CliError, UsageError, type Command } from './command';
  * once for a support request. Files and the identity-provider account are removed by the worker's
  * jobs queued with it.
  */
+/**
+ * What the privacy commands run with: a context without the read cache, and every module's
+ * personal-data part (loaded here, as check-ledger does: the parts come from every module's
+ * declaration, so every route table loads).
+ */
+function privacyContext(db: Db, config: Config) {
+  const { collected } = require('../modules') as typeof import('../modules');
+  return { ctx: createContext({ config: { ...config, READ_CACHE: false }, db, log: createLogger('silent') }), parts: collected.personalData };
+}
+
 /** Every logged erasure carried out again where the database has the person back (after a restore); one line. */
 export async function reapplyLoggedErasures(db: Db, config: Config): Promise<string> {
-  const { collected } = require('../modules') as typeof import('../modules');
-  const ctx = createContext({ config: { ...config, READ_CACHE: false }, db, log: createLogger('silent') });
-  const r = await reapplyErasures(ctx, collected.personalData);
+  const { ctx, parts } = privacyContext(db, config);
+  const r = await reapplyErasures(ctx, parts);
   const line = `erasure log: ${r.logged} erasure(s) logged; carried out again: ${r.accounts} account(s), ${r.guests} guest address(es); ${r.unchanged} already erased or not in this database`;
   if (r.unreadable.length) throw new CliError(`${line}\n${r.unreadable.length} log entr(ies) unreadable: ${r.unreadable.join(', ')}`);
   return line;
@@ -45,12 +54,10 @@ export const privacyCommands: Record<string, Command> = {
     async run(db, [email], config) {
       const userId = await accountIdByEmail(db, email!.trim());
       if (!userId) throw new CliError(`no account with email ${email}`);
-      // Loaded here, as check-ledger does: the parts come from every module's declaration (every route table loads).
-      const { collected } = require('../modules') as typeof import('../modules');
-      const ctx = createContext({ config: { ...config, READ_CACHE: false }, db, log: createLogger('silent') });
-      const reasons = await erasureBlocks(ctx, collected.personalData, userId);
+      const { ctx, parts } = privacyContext(db, config);
+      const reasons = await erasureBlocks(ctx, parts, userId);
       if (reasons.length) throw new CliError(`erase: blocked: ${reasons.map((r) => `${r.code}: ${r.message}`).join('; ')}`);
-      const out = await eraseNow(ctx, collected.personalData, userId);
+      const out = await eraseNow(ctx, parts, userId);
       if (out !== 'done') throw new CliError(`erase: ${out}`);
       return `account ${userId} erased (files and the identity-provider account are removed by the worker)`;
     },

@@ -82,11 +82,14 @@ const BY_ID_SQL = 'select * from donations where id = ? limit 1';
  * declares, not the checkout's return URLs nor the failed / refunded / updated stamps nobody there
  * reads (pg describes and parses every column it is sent, a visible part of a settlement's CPU).
  */
-const ROW_COLUMNS = `id, fundraiser_id, donor_user_id, donor_email, donor_name, anonymous, message, referral_code, amount_cents, tip_cents,
-  currency, status, method, processor_payment_intent_id, processor_checkout_session_id, processor_charge_id, refunded_cents, disputed_cents,
-  processor_fee_cents, platform_fee_cents, dispute_status, dispute_fee_cents, dispute_fee_txns, receipt_id, locale, recurring_gift_id,
-  processor_invoice_id, paid_at, created_at`;
-const BY_ID_LOCKED_SQL = `select ${ROW_COLUMNS} from donations where id = ? limit 1 for update`;
+const ROW_COLUMNS = ['id', 'fundraiser_id', 'donor_user_id', 'donor_email', 'donor_name', 'anonymous', 'message', 'referral_code', 'amount_cents',
+  'tip_cents', 'currency', 'status', 'method', 'processor_payment_intent_id', 'processor_checkout_session_id', 'processor_charge_id',
+  'refunded_cents', 'disputed_cents', 'processor_fee_cents', 'platform_fee_cents', 'dispute_status', 'dispute_fee_cents', 'dispute_fee_txns',
+  'receipt_id', 'locale', 'recurring_gift_id', 'processor_invoice_id', 'paid_at', 'created_at'] as const satisfies ReadonlyArray<keyof DonationRow>;
+// A field added to DonationRow and not to ROW_COLUMNS fails to compile here (the locked read would leave it undefined).
+const everyRowColumn: Exclude<keyof DonationRow, (typeof ROW_COLUMNS)[number]> extends never ? true : never = true;
+void everyRowColumn;
+const BY_ID_LOCKED_SQL = `select ${ROW_COLUMNS.join(', ')} from donations where id = ? limit 1 for update`;
 
 export async function findById(db: Q, id: string, forUpdate = false): Promise<DonationRow | undefined> {
   return toRow((await queryRows(db, forUpdate ? BY_ID_LOCKED_SQL : BY_ID_SQL, [id]))[0]);
