@@ -1,5 +1,6 @@
-/** The real API process (`node --import tsx src/server.ts`, as `npm start`) on a bench database, loopback only. */
+/** The real API process, started as `npm start` starts it, on a bench database, loopback only. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../src/infra/free-port';
 
@@ -31,20 +32,22 @@ export async function startApi(databaseUrl: string, extra: Record<string, string
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     ...extra,
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: path.resolve(__dirname, '..'),
+  const root = path.resolve(__dirname, '..');
+  const child = spawn(process.execPath, startArgs(root), {
+    cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`API exited with ${code}`))));
   const ready = (async () => {
-    for (let i = 0; i < 600; i++) {
+    // The first start compiles the sources (as `npm start` does), later ones find dist/ current.
+    for (let i = 0; i < 1800; i++) {
       const ok = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('API not ready after 60 s');
+    throw new Error('API not ready after 180 s');
   })();
   await Promise.race([ready, exited]);
   exited.catch(() => undefined);
@@ -58,4 +61,15 @@ export async function startApi(databaseUrl: string, extra: Record<string, string
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * `npm start`'s own node flags and entry (package.json), so a bench measures the compiled service
+ * with its garbage-collector settings, not the sources through tsx with node's defaults.
+ */
+function startArgs(root: string): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const m = /^exec node (.+)$/.exec(pkg.scripts.start!.trim());
+  if (!m) throw new Error(`package.json's start script is not "exec node ...": ${pkg.scripts.start}`);
+  return m[1]!.split(/\s+/);
 }
