@@ -247,7 +247,7 @@ async function phase(databaseUrl: string, processes: number, VIEWERS: number): P
     // Cores used by each part: during the closed-loop reads, the steady reads, and the gifts' remaining time.
     const cores = marks.slice(1).map(([t, snap], i) => coresUsed(marks[i]![1], snap, (t - marks[i]![0]) / 1000));
     log(`cores used (closed-loop reads | steady reads | gifts only): ${cores.map((c) => JSON.stringify(c)).join(' | ')}`);
-    log(`inside: read ${inside.tickReadMs.toFixed(1)} ms avg over ${inside.ticks} reads, turn write ${inside.tickWriteMs.toFixed(1)} ms avg (p99 <= ${inside.writeP99Bucket} ms), event-loop delay p99 ${inside.lagP99Ms.toFixed(0)} ms max ${inside.lagMaxMs.toFixed(0)} ms, pool waiters max ${inside.poolWaitingMax}`);
+    log(`inside: tick read ${inside.tickReadMs.toFixed(1)} ms avg over ${inside.ticks} ticks, write ${inside.tickWriteMs.toFixed(1)} ms avg (p99 <= ${inside.writeP99Bucket} ms), event-loop delay p99 ${inside.lagP99Ms.toFixed(0)} ms max ${inside.lagMaxMs.toFixed(0)} ms, pool waiters max ${inside.poolWaitingMax}`);
     await sleep(3000);
     const rssAfter = apis.reduce((s, a) => s + rssMb(a.child.pid), 0);
     const report = await viewers.ask('done');

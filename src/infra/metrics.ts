@@ -78,7 +78,7 @@ export function recordJob(task: string, outcome: 'succeeded' | 'failed'): void {
 
 const liveTick = new Histogram({
   name: 'live_tick_seconds',
-  help: 'Live streams: one campaign\'s work by phase (read: its new gifts and figures from the database; write: one turn, what a slice of its viewers lack)',
+  help: 'Live streams: one campaign tick by phase (read: its database reads; write: the batch to every viewer)',
   labelNames: ['phase'] as const,
   buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   registers: [registry],

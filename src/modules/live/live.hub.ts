@@ -4,9 +4,8 @@ import type { Db } from '../../db/knex';
 import { journalGiftsAfter, journalHead } from '../donations';
 import { liveListener } from './live.listener';
 import { campaignState, closingReason, sseEvent, type CampaignState } from './live.reads';
-import { BEAT_CHECK_MS, needsBeat, readGapMs, sliced } from './live.pacing';
-import { Rotation } from './live.rotation';
-import { chunkFrame, type BatchPart, type Viewer } from './live.viewer';
+import { BEAT_CHECK_MS, needsBeat, sliced, tickMs } from './live.pacing';
+import { chunkFrame, type Batch, type BatchPart, type Viewer } from './live.viewer';
 import { directConnection } from '../../infra/db-endpoints';
 import type { ListenSession } from '../../infra/listen-session';
 import { recordLiveTick } from '../../infra/metrics';
@@ -22,19 +21,17 @@ interface Channel {
   gifts: boolean;
   changed: boolean;
   lastProgress: string;
-  lastRead: number;
+  lastFlush: number;
   timer: NodeJS.Timeout | null;
   busy: boolean;
-  /** How what is read reaches the viewers: a slice of them at a time, all through the tick. */
-  rotation: Rotation;
   /** Set up once (LISTEN in effect, then the journal's head read), shared by concurrent joins. */
   ready: Promise<void>;
 }
 
 /**
  * The process's live streams (docs/integrators/live-stream.md): viewers grouped by campaign, one
- * LISTEN session for the whole process, per campaign one database read at a time (at most five a
- * tick) and one write per viewer per tick, however many gifts the tick holds.
+ * LISTEN session for the whole process, and per campaign one database read and one write per
+ * viewer per tick, however many gifts the tick holds.
  */
 export class LiveHub {
   private readonly channels = new Map<string, Channel>();
@@ -97,8 +94,7 @@ export class LiveHub {
     let ch = this.channels.get(id);
     if (!ch) {
       const fresh: Channel = {
-        id, viewers: new Set(), cursor: 0n, gifts: false, changed: false, lastProgress: '', lastRead: 0, timer: null, busy: false, ready: Promise.resolve(),
-        rotation: new Rotation((ms) => recordLiveTick('write', ms / 1000)),
+        id, viewers: new Set(), cursor: 0n, gifts: false, changed: false, lastProgress: '', lastFlush: 0, timer: null, busy: false, ready: Promise.resolve(),
       };
       // LISTEN first, then the head: a gift committed after the head was read is notified.
       fresh.ready = (async () => {
@@ -109,7 +105,6 @@ export class LiveHub {
       fresh.ready.catch(() => this.channels.get(id) === fresh && fresh.viewers.size === 0 && this.channels.delete(id));
     }
     ch.viewers.add(viewer);
-    ch.rotation.add(viewer);
     try {
       await ch.ready;
     } catch (err) {
@@ -121,11 +116,8 @@ export class LiveHub {
 
   leave(id: string, viewer: Viewer): void {
     const ch = this.channels.get(id);
-    if (!ch || !ch.viewers.delete(viewer)) return;
-    ch.rotation.remove(viewer);
-    if (ch.viewers.size > 0) return;
+    if (!ch || !ch.viewers.delete(viewer) || ch.viewers.size > 0) return;
     if (ch.timer) clearTimeout(ch.timer);
-    void ch.rotation.stop();
     this.channels.delete(id);
   }
 
@@ -140,10 +132,10 @@ export class LiveHub {
   private schedule(ch: Channel): void {
     if (ch.timer || ch.busy || this.closed) return;
     ch.timer = setTimeout(() => {
-      const tick = this.read(ch);
+      const tick = this.flush(ch);
       this.ticking.add(tick);
       void tick.finally(() => this.ticking.delete(tick));
-    }, Math.max(0, ch.lastRead + readGapMs(ch.viewers.size) - Date.now()));
+    }, Math.max(0, ch.lastFlush + tickMs(ch.viewers.size) - Date.now()));
   }
 
   /**
@@ -163,11 +155,10 @@ export class LiveHub {
     return this.reader;
   }
 
-  /** One read: the new gifts and the figures if they moved, as one batch for every viewer's next turn. */
-  private async read(ch: Channel): Promise<void> {
+  /** One tick: the new gifts and the figures if they moved, as one write to each viewer. */
+  private async flush(ch: Channel): Promise<void> {
     ch.timer = null;
     ch.busy = true;
-    ch.lastRead = Date.now();
     const parts: BatchPart[] = [];
     const closing = new Map<Viewer, Buffer>();
     const started = performance.now();
@@ -197,13 +188,23 @@ export class LiveHub {
       ch.gifts = true;
       ch.changed = true;
     }
-    recordLiveTick('read', (performance.now() - started) / 1000);
+    const wrote = performance.now();
+    recordLiveTick('read', (wrote - started) / 1000);
+    // Counted from the write, so writes (not just reads) are tickMs apart however long the reads took.
+    if (parts.length > 0 || closing.size > 0) ch.lastFlush = Date.now();
     if (parts.length > 0 || closing.size > 0) {
-      // Serialized once per read: every viewer that has none of it yet gets the very same bytes.
+      // Serialized once per tick: every viewer that has none of it yet gets the very same bytes.
       const seqs = parts.filter((p) => p.seq !== undefined).map((p) => p.seq!);
       const whole = Buffer.from(parts.map((p) => p.text).join(''));
-      const batch = parts.length > 0 ? { parts, whole, frame: chunkFrame(whole), firstSeq: seqs.length > 0 ? seqs[0]! : null } : null;
-      ch.rotation.push(batch, closing);
+      const batch: Batch = { parts, whole, frame: chunkFrame(whole), firstSeq: seqs.length > 0 ? seqs[0]! : null };
+      // Thousands of viewers are written in slices, so requests (slug reads, settlements) get the
+      // event loop between them; the channel stays busy until the last slice, so ticks never overlap.
+      await sliced([...ch.viewers], (v) => {
+        v.send(batch);
+        const last = closing.get(v);
+        if (last !== undefined) v.end(last);
+      });
+      recordLiveTick('write', (performance.now() - wrote) / 1000);
     }
     ch.busy = false;
     if (ch.gifts || ch.changed) this.schedule(ch);
@@ -235,14 +236,11 @@ export class LiveHub {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.heartbeat);
-    const turns: Promise<void>[] = [];
     for (const ch of this.channels.values()) {
       if (ch.timer) clearTimeout(ch.timer);
-      turns.push(ch.rotation.stop());
       for (const v of ch.viewers) v.end();
     }
     this.channels.clear();
-    await Promise.all(turns);
     await this.listener.close();
     // A tick midway through its reads finishes them before their connection goes (else they would wait out the pool).
     let waited: NodeJS.Timeout | undefined;

@@ -17,22 +17,6 @@ export const HEARTBEAT_MS = 15_000;
 export const BEAT_CHECK_MS = HEARTBEAT_MS / 3;
 /** Viewers written to between two turns of the event loop: short enough that a request never waits long behind a slice. */
 const WRITE_SLICE = 100;
-/** A campaign's viewers in one process are spread over this many slots, visited in turn through each tick. */
-export const SLOTS = 50;
-/** About this many viewers are written per turn: a small audience is one turn a tick (every slot), a big one up to SLOTS. */
-const TURN_VIEWERS = 100;
-/**
- * A campaign's new gifts and figures are read at most this often (a fifth of its tick): the reads
- * are one per campaign whatever the audience, and a gift then waits little more than its viewer's turn.
- */
-export const readGapMs = (viewers: number) => tickMs(viewers) / 5;
-
-/** How many slots a turn visits and how far apart turns are, so each slot comes round once a tick. */
-export function stepPlan(viewers: number, tick: number): { width: number; everyMs: number } {
-  const turns = Math.min(SLOTS, Math.max(1, Math.ceil(viewers / TURN_VIEWERS)));
-  const width = Math.ceil(SLOTS / turns);
-  return { width, everyMs: (tick * width) / SLOTS };
-}
 
 /** The streams due a comment line at `now`: those nothing was written to for HEARTBEAT_MS less one check's period. */
 export const needsBeat = (v: Pick<Viewer, 'lastWrite'>, now: number) => v.lastWrite <= now - (HEARTBEAT_MS - BEAT_CHECK_MS);

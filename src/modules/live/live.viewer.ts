@@ -37,9 +37,6 @@ export class Viewer {
   ended = false;
   /** When something was last written to the stream (a busy one needs no heartbeat). */
   lastWrite = 0;
-  /** Its slot in the campaign's rotation, and how many of the rotation's batches it has been sent. */
-  slot = -1;
-  delivered = 0;
 
   constructor(
     readonly res: Response,
