@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import type { Db } from '../../db/knex';
 import { journalGiftsAfter, journalHead } from '../donations';
 import { liveListener } from './live.listener';
+import { StateMemo } from './live.state-memo';
 import { campaignState, closingReason, sseEvent, type CampaignState } from './live.reads';
 import { BEAT_CHECK_MS, needsBeat, sliced, tickMs } from './live.pacing';
 import { chunkFrame, type Batch, type BatchPart, type Viewer } from './live.viewer';
@@ -41,6 +42,8 @@ export class LiveHub {
   private readonly ticking = new Set<Promise<void>>();
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
+  // Read lazily: the listener is made in the constructor, after the fields.
+  private readonly starts = new StateMemo<CampaignState | null>(() => this.listener?.listening === true);
   /** Streams open or being opened in this process. */
   open = 0;
 
@@ -48,13 +51,22 @@ export class LiveHub {
     this.listener = liveListener(
       directConnection(ctx.db),
       {
-        gift: (id) => this.poke(this.channels.get(id), true),
+        gift: (id) => {
+          this.starts.drop(id);
+          this.poke(this.channels.get(id), true);
+        },
         change: (id) => {
-          if (id === null) for (const ch of this.channels.values()) this.poke(ch, false);
-          else this.poke(this.channels.get(id), false);
+          if (id === null) {
+            this.starts.clear();
+            for (const ch of this.channels.values()) this.poke(ch, false);
+          } else {
+            this.starts.drop(id);
+            this.poke(this.channels.get(id), false);
+          }
         },
         // Whatever committed while nobody listened is read now (by journal position, so nothing twice).
         up: () => {
+          this.starts.clear();
           for (const ch of this.channels.values()) this.poke(ch, true);
         },
       },
@@ -62,6 +74,11 @@ export class LiveHub {
     );
     this.heartbeat = setInterval(() => this.beat(), BEAT_CHECK_MS);
     this.heartbeat.unref();
+  }
+
+  /** The row and figures a new stream of the campaign starts from (one read for every stream opening at once). */
+  startState(id: string): Promise<CampaignState | null> {
+    return this.starts.get(id, () => campaignState(this.ctx.db, id));
   }
 
   openFrom(address: string): number {

@@ -6,7 +6,7 @@ import { defineRoutes, idParams, route } from '../../http/define-routes';
 import { ApiError, notFound, withRequestId } from '../../http/errors';
 import { journalGiftsAfter } from '../donations';
 import { liveHub, type LiveHub } from './live.hub';
-import { campaignState, closingReason, sseEvent } from './live.reads';
+import { closingReason, sseEvent } from './live.reads';
 import { liveStream } from './live.schemas';
 import { Viewer } from './live.viewer';
 
@@ -29,7 +29,7 @@ function refuse(res: Response, status: 429 | 503, retryAfter: number, body: Reco
 }
 
 async function openStream(req: Request, res: Response, ctx: AppContext, hub: LiveHub, actor: Actor | null, id: string, address: string): Promise<void> {
-  const state = await campaignState(ctx.db, id);
+  const state = await hub.startState(id);
   if (closingReason(state, actor) === 'unavailable') throw notFound('Fundraiser');
   const last = cursorOf(req.headers['last-event-id']);
   const viewer = new Viewer(res, actor, address, 0n);
