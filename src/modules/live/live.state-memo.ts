@@ -5,7 +5,9 @@
  * viewer on the request pool, which queued the settlements and the page reads behind them. The
  * notifications that drop an entry are the live listener's own (a gift, a change of anything the
  * progress or readability shows), so an entry is never older than what a read begun at the same
- * moment would show; while that listener is not listening nothing is kept.
+ * moment would show; while that listener is not listening nothing is kept. A change committed
+ * a moment ago reaches this process with its notification, as it reaches the read cache of every
+ * other process (decision 0005): a stream opened in between is closed by the tick that follows.
  */
 export class StateMemo<T> {
   private readonly entries = new Map<string, { at: number; value: Promise<T> }>();
